@@ -1,0 +1,1 @@
+"""The triage-dispatch application: command line, web server, workers."""

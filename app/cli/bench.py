@@ -1,0 +1,177 @@
+"""`triage-dispatch bench ...`: the simulator experiments and the scheduler overhead benchmark."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
+from scheduler.cost_model import PROFILES
+from scheduler.request import ESI_LEVELS
+from scheduler.sim.experiments import BASELINES, EXPERIMENTS, PointResult, experiment_points, run_experiment
+from scheduler.sim.report import write_report
+
+bench_app = typer.Typer(help="Benchmarks: simulated experiments and scheduler overhead.", no_args_is_help=True)
+_out = Console()
+if not _out.is_terminal:
+    _out.width = 160  # tables of seven columns need more than the 80 columns assumed for pipes
+_err = Console(stderr=True)
+
+
+def _choice(value: str, known: list[str], what: str) -> str:
+    if value not in known:
+        raise typer.BadParameter(f"unknown {what} {value!r}; choose one of: {', '.join(known)}")
+    return value
+
+
+def _fmt(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def _point_table(point: PointResult, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("policy")
+    for level in ESI_LEVELS:
+        table.add_column(f"ESI {level}", justify="right")
+    table.add_column("overall", justify="right")
+    table.add_column("ESI-1 p99", justify="right")
+    table.add_column("evictions", justify="right")
+    for name, summary in point.summaries.items():
+        ratios = point.ratios_to_semantic(name) if name != "semantic" else None
+        cells = []
+        for level in ESI_LEVELS:
+            ratio = f" ({ratios[str(level)]:.1f}x)" if ratios else ""
+            cells.append(_fmt(summary.per_level[level]) + ratio)
+        overall = _fmt(summary.overall) + (f" ({ratios['overall']:.1f}x)" if ratios else "")
+        table.add_row(name, *cells, overall, _fmt(summary.p99_per_level[1]), str(sum(summary.evictions.values())))
+    return table
+
+
+@bench_app.command("sim")
+def bench_sim(
+    experiment: Annotated[str, typer.Option(help=f"One of: {', '.join(EXPERIMENTS)}.")] = "spikes",
+    profile: Annotated[str, typer.Option(help=f"Cost profile: {', '.join(PROFILES)}.")] = "a100-qwen1.5-4b",
+    gap: Annotated[float | None, typer.Option(help="Seconds between bursts.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Most requests in one burst.")] = None,
+    seed: Annotated[int, typer.Option(help="Workload and predictor seed.")] = 0,
+    bursts: Annotated[int, typer.Option(help="Number of bursts.")] = 20,
+    error_rate: Annotated[
+        float | None, typer.Option(help="Predictor error rate for urgency-error / length-error.")
+    ] = None,
+    sweep: Annotated[bool, typer.Option(help="Also run the experiment's whole sweep.")] = False,
+    mixed_steps: Annotated[
+        bool, typer.Option(help="Engine mixes prefill and decode in a step (default: the paper's engine does not).")
+    ] = False,
+    out: Annotated[Path | None, typer.Option(help="Write report.md, result.json and PNG plots here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+) -> None:
+    """Run every policy on the same simulated workload and compare normalized waiting time per ESI level."""
+    _choice(experiment, list(EXPERIMENTS), "experiment")
+    _choice(profile, list(PROFILES), "profile")
+    overrides: dict[str, Any] = {"profile": profile, "seed": seed, "bursts": bursts, "mixed_steps": mixed_steps}
+    if gap is not None:
+        overrides["gap_s"] = gap
+    if concurrency is not None:
+        overrides["concurrency"] = concurrency
+    if error_rate is not None:
+        if experiment not in ("urgency-error", "length-error"):
+            raise typer.BadParameter("--error-rate applies to the urgency-error and length-error experiments")
+        overrides["urgency_error_rate" if experiment == "urgency-error" else "length_error_rate"] = error_rate
+    try:
+        headline, points = experiment_points(experiment, overrides, sweep)
+    except (TypeError, ValueError) as error:
+        raise typer.BadParameter(str(error)) from error
+    policies = ("semantic", *BASELINES)
+    runs = len(policies) * (1 + sum(1 for point in points if point != headline))
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"simulating {experiment}", total=runs)
+        result = run_experiment(
+            experiment,
+            overrides,
+            sweep=sweep,
+            policies=policies,
+            progress=lambda name: progress.update(task, advance=1, description=f"{experiment}: {name} done"),
+        )
+    if out is not None:
+        for path in write_report(result, out):
+            _err.print(f"wrote {path}")
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+        return
+    _out.print(
+        f"[bold]{experiment}[/bold]: normalized waiting time (s/token) per true ESI level; (Nx) = baseline / semantic"
+    )
+    _out.print(_point_table(result.headline, "headline: " + _describe(result.headline)))
+    for point in result.points:
+        _out.print(_point_table(point, _describe(point)))
+
+
+def _describe(point: PointResult) -> str:
+    params = point.params
+    return (
+        f"profile={params.profile} gap={params.gap_s}s concurrency={params.concurrency} seed={params.seed} "
+        f"urgency_err={params.urgency_error_rate} length_err={params.length_error_rate} "
+        f"predictor={params.predictor_mode}/{params.predictor_latency_s}s/b{params.predictor_batch_size}"
+    )
+
+
+@bench_app.command("overhead")
+def bench_overhead(
+    decisions: Annotated[int, typer.Option(help="Decisions timed per queue size.")] = 300,
+    sizes: Annotated[str, typer.Option(help="Comma-separated queue sizes.")] = ",".join(map(str, DEFAULT_SIZES)),
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a table.")] = False,
+) -> None:
+    """Time one scheduling decision (batch selection + eviction) at 1e3, 1e4, 1e5 waiting requests."""
+    try:
+        queue_sizes = [int(size) for size in sizes.split(",") if size.strip()]
+    except ValueError as error:
+        raise typer.BadParameter(f"--sizes must be comma-separated integers: {error}") from error
+    if not queue_sizes or min(queue_sizes) < 1 or decisions < 1:
+        raise typer.BadParameter("--sizes needs positive integers and --decisions must be >= 1")
+    results = run_overhead(queue_sizes, decisions=decisions)
+    if as_json:
+        by_size = {
+            str(result.waiting): {
+                "semantic_us": result.semantic_us,
+                "baseline_us": result.baseline_us,
+                "evictions_per_decision": result.evictions_per_decision,
+            }
+            for result in results
+        }
+        typer.echo(json.dumps({"sizes": by_size}))
+        return
+    table = Table(title="median time of one scheduling decision (us)", title_justify="left")
+    for column in (
+        "waiting",
+        "indexed heap",
+        "sorted list",
+        "sorted list / heap",
+        "vs 1e3 (heap)",
+        "evictions/decision",
+    ):
+        table.add_column(column, justify="right")
+    first = results[0].semantic_us
+    for result in results:
+        table.add_row(
+            f"{result.waiting:,}",
+            f"{result.semantic_us:.1f}",
+            f"{result.baseline_us:.1f}",
+            f"{result.baseline_us / result.semantic_us:.2f}x",
+            f"{result.semantic_us / first:.2f}x",
+            f"{result.evictions_per_decision:.2f}",
+        )
+    _out.print(table)

@@ -1,0 +1,20 @@
+"""Entry point of the `triage-dispatch` console script: one Typer app, a sub-app per area."""
+
+from __future__ import annotations
+
+import typer
+
+from app.cli.bench import bench_app
+
+cli = typer.Typer(
+    name="triage-dispatch",
+    help="Semantic scheduling of LLM guidance for 911/EMS dispatch.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+cli.add_typer(bench_app, name="bench")
+
+
+def main() -> None:
+    """Run the command line."""
+    cli()

@@ -1,0 +1,1 @@
+"""Semantic scheduling core: urgency-first, shortest-remaining-next LLM request scheduling."""

@@ -1,0 +1,465 @@
+"""The scheduler: heaps, batch formation and KV eviction per engine step, for any policy (Algorithm 5's engine loop)."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from scheduler.arrival_buffer import ArrivalBuffer, extract_top_b
+from scheduler.batching import BatchEntry, select_batch
+from scheduler.config import SchedulerConfig
+from scheduler.cost_model import CostModel
+from scheduler.eviction import EvictionKind, decide_eviction, eviction_key
+from scheduler.indexed_heap import IndexedHeap, KeyedQueue, SortKey
+from scheduler.plan import Eviction, ScheduledWork, StepPlan
+from scheduler.policies import Policy, get_policy
+from scheduler.request import ESI_LEVELS, Request, Stage
+
+
+class RequestTooLargeError(ValueError):
+    """A request that can never fit in the KV cache its urgency tier may use."""
+
+
+@dataclass(slots=True)
+class SchedulerStats:
+    """Counters an operator watches: queue depth per ESI level, running, evictions by kind, preemptions."""
+
+    waiting_per_level: dict[int, int]
+    running: int
+    resident: int
+    kv_used_tokens: int
+    kv_capacity_tokens: int
+    evictions: dict[str, int]
+    preemptions: int
+    steps: int
+    finished: int
+
+    @property
+    def waiting(self) -> int:
+        return sum(self.waiting_per_level.values())
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """A request being placed into the step: its entry and whether it came from the ongoing batch."""
+
+    entry: BatchEntry
+    was_running: bool
+
+
+@dataclass(slots=True)
+class _StepState:
+    """Mutable bookkeeping of one `schedule()` call."""
+
+    plan: StepPlan = field(default_factory=StepPlan)
+    token_budget: int = 0
+    evicted: set[str] = field(default_factory=set)
+    scheduled: set[str] = field(default_factory=set)
+    returned: list[str] = field(default_factory=list)
+
+
+class Scheduler:
+    """Decides every engine step which requests run and whose KV is evicted; no I/O, no clock.
+
+    Life of a request: `add_request` puts it in the arrival buffer; `drain_buffer` (the heap-maintenance
+    loop) moves arrivals into the waiting min-heap; `schedule(now_s)` takes the top-b candidates from
+    heap and buffer, merges them with the ongoing batch, admits them under the token budget and the KV
+    capacity (evicting the least urgent resident KV when needed) and returns a `StepPlan`; the engine
+    executes it and reports back through `update_from_step`. The caller passes the time in; aging is
+    applied to keys at that point, never inside a comparison.
+    """
+
+    def __init__(
+        self,
+        policy: Policy | str,
+        config: SchedulerConfig,
+        cost_model: CostModel,
+        heap_factory: Callable[[], KeyedQueue] = IndexedHeap,
+    ) -> None:
+        self.policy = get_policy(policy) if isinstance(policy, str) else policy
+        self.config = config
+        self.cost_model = cost_model
+        self.requests: dict[str, Request] = {}
+        self._buffer = ArrivalBuffer()
+        self._waiting = heap_factory()
+        self._running: list[str] = []
+        self._resident = heap_factory()
+        self._kv_used_blocks = 0
+        self._aging_due: list[tuple[float, int, str]] = []
+        self._next_seq = 0
+        self._evictions = {kind.value: 0 for kind in EvictionKind}
+        self._preemptions = 0
+        self._steps = 0
+        self._finished = 0
+        options = self.policy.semantic_options
+        capacity = config.capacity_blocks
+        self._pin_share = config.limited_preemption if options else None
+        self._max_preemptions = config.max_preemptions if options else None
+        self._aging_interval_s = config.aging_interval_s if options else None
+        reserved = int(capacity * config.reserved_kv_share) if options else 0
+        self._unreserved_blocks = capacity - reserved
+
+    # ----- keys and estimates -------------------------------------------------------------------------
+
+    def est_remaining_s(self, request: Request) -> float:
+        """Estimated remaining compute: reload owed, prefill owed, and the predicted decode still to go."""
+        cost = self.cost_model
+        cached = request.kv_device_tokens + request.kv_offloaded_tokens
+        return (
+            cost.reload_s(request.kv_offloaded_tokens)
+            + cost.extend_s(cached, request.sequence_tokens)
+            + cost.decode_s(request.sequence_tokens, request.predicted_remaining_tokens)
+        )
+
+    def order_key(self, request: Request) -> SortKey:
+        """The policy's scheduling key for a request as it stands now."""
+        return self.policy.order_key(request, self.est_remaining_s(request))
+
+    def _key_by_id(self, request_id: str) -> SortKey:
+        return self.order_key(self.requests[request_id])
+
+    def _is_pinned(self, request: Request) -> bool:
+        """Pinned requests are neither displaced nor evicted: past C of their output, or preempted too often."""
+        if (
+            self._pin_share is not None
+            and request.tokens_generated >= self._pin_share * request.predicted_output_tokens
+        ):
+            return True
+        return self._max_preemptions is not None and request.preemption_count >= self._max_preemptions
+
+    def _limit_blocks(self, request: Request) -> int:
+        """KV blocks the request's tier may fill: all of them for the most urgent levels."""
+        if request.esi_level <= self.config.reserved_max_level:
+            return self.config.capacity_blocks
+        return self._unreserved_blocks
+
+    # ----- arrivals, overrides, aborts -----------------------------------------------------------------
+
+    def add_request(self, request: Request, now_s: float = 0.0) -> None:
+        """Accept a new request into the arrival buffer; one that can never fit raises `RequestTooLargeError`."""
+        if request.request_id in self.requests:
+            raise ValueError(f"request {request.request_id} was already added")
+        largest = request.prompt_tokens + request.max_output_tokens
+        limit_tokens = self._limit_blocks(request) * self.config.block_size
+        if largest > limit_tokens:
+            raise RequestTooLargeError(
+                f"request {request.request_id} needs up to {largest} tokens of KV "
+                f"(prompt {request.prompt_tokens} + max output {request.max_output_tokens}) "
+                f"but ESI {request.esi_level} may use at most {limit_tokens}"
+            )
+        request.arrival_seq = self._next_seq
+        self._next_seq += 1
+        request.arrival_s = now_s
+        request.stage = Stage.WAITING
+        self.requests[request.request_id] = request
+        self._buffer.append(request.request_id)
+        self._schedule_aging(request, request.arrival_s)
+
+    def drain_buffer(self, max_items: int | None = None) -> int:
+        """Heap maintenance (Algorithm 1): insert buffered arrivals into the waiting heap, O(log n) each."""
+        moved = self._buffer.take(max_items)
+        for request_id in moved:
+            self._waiting.push(request_id, self._key_by_id(request_id))
+        return len(moved)
+
+    def reprioritize(self, request_id: str, esi_level: int) -> None:
+        """Apply an acuity override: the request is re-keyed now and ordered by its new level from the next step."""
+        request = self.requests[request_id]
+        if request.stage is Stage.FINISHED:
+            raise ValueError(f"request {request_id} has finished; its level can no longer change")
+        if esi_level not in ESI_LEVELS:
+            raise ValueError(f"esi_level must be 1..5, got {esi_level}")
+        request.esi_level = esi_level
+        request.effective_level = float(esi_level)
+        self._rekey(request)
+
+    def abort(self, request_id: str) -> Request:
+        """Remove a request wherever it is and free its KV."""
+        request = self.requests.pop(request_id)
+        if request_id in self._buffer:
+            self._buffer.remove(request_id)
+        self._waiting.discard(request_id)
+        if request_id in self._running:
+            self._running.remove(request_id)
+        self._release_kv(request)
+        request.kv_offloaded_tokens = 0
+        request.stage = Stage.FINISHED
+        return request
+
+    # ----- the step --------------------------------------------------------------------------------------
+
+    def schedule(self, now_s: float = 0.0) -> StepPlan:
+        """Form the next step: top-b selection (Alg. 2), then admission under token budget and KV (Alg. 4)."""
+        self._apply_aging(now_s)
+        batch_size = self.config.max_batch_size
+        candidates = [
+            self._entry(request_id, key, pinned=False)
+            for key, request_id in extract_top_b(self._waiting, self._buffer, batch_size, self._key_by_id)
+        ]
+        ongoing = [self._entry(request_id, self._key_by_id(request_id)) for request_id in self._running]
+        selection = select_batch(
+            candidates,
+            ongoing,
+            batch_size,
+            stage_aware=self.policy.stage_aware,
+            waiting_preempts_running=self.policy.waiting_preempts_running,
+        )
+        was_running = set(self._running)
+        state = _StepState(token_budget=self.config.max_step_tokens)
+        state.plan.held_for_stage = selection.held_for_stage
+        state.plan.stage_hold_level = selection.stage_hold_level
+        state.returned = [entry.request_id for entry in selection.returned]
+        ordered = [_Candidate(entry, entry.request_id in was_running) for entry in selection.batch]
+        decoders: list[_Candidate] = []
+        if not self.config.mixed_steps and any(candidate.entry.needs_prefill for candidate in ordered):
+            # This engine runs a step's prefills alone; its decoding members keep their place and KV and wait.
+            decoders = [candidate for candidate in ordered if not candidate.entry.needs_prefill]
+            ordered = [candidate for candidate in ordered if candidate.entry.needs_prefill]
+        for candidate in ordered:
+            self._admit(candidate, state, force=False)
+        if not state.plan.work and decoders:
+            # No prefill could be placed: run the decoders instead of an empty step.
+            ordered, decoders = decoders, []
+            for candidate in ordered:
+                self._admit(candidate, state, force=False)
+        if not state.plan.work and ordered:
+            # Progress guarantee: if pins blocked everything, the most urgent request may evict pinned KV.
+            first = next((c for c in ordered if c.entry.request_id not in state.evicted), None)
+            if first is not None:
+                state.returned.remove(first.entry.request_id)
+                state.plan.blocked.remove(first.entry.request_id)
+                self._admit(first, state, force=True)
+        state.plan.stalled = [
+            candidate.entry.request_id for candidate in decoders if candidate.entry.request_id not in state.evicted
+        ]
+        for request_id in state.plan.stalled:
+            self.requests[request_id].stage = Stage.DECODING
+
+        self._running = state.plan.request_ids + state.plan.stalled
+        scheduled = set(self._running)
+        for request_id in state.returned:
+            if request_id in scheduled or request_id not in self.requests:
+                continue
+            self._waiting.upsert(request_id, self._key_by_id(request_id))
+        for request_id in was_running - scheduled:
+            if request_id in self.requests and request_id not in state.evicted:
+                self.requests[request_id].preemption_count += 1
+                self._preemptions += 1
+                state.plan.preempted.append(request_id)
+        state.plan.preempted.sort()
+        self._steps += 1
+        return state.plan
+
+    def update_from_step(self, plan: StepPlan, finished_ids: Collection[str] = ()) -> list[Request]:
+        """Record what the engine did: sampled tokens, finished requests (EOS or length); returns the finished."""
+        finished: list[Request] = []
+        for work in plan.work:
+            request = self.requests.get(work.request_id)
+            if request is None:  # aborted while the step ran
+                continue
+            if work.samples_token:
+                request.tokens_generated += 1
+            done = work.request_id in finished_ids or request.tokens_generated >= request.max_output_tokens
+            if done and work.samples_token:
+                self._finish(request)
+                finished.append(request)
+                continue
+            request.stage = Stage.PREFILLING if request.needs_prefill else Stage.DECODING
+            self._resident.update(request.request_id, eviction_key(self.order_key(request)))
+        if finished:
+            gone = {request.request_id for request in finished}
+            self._running = [request_id for request_id in self._running if request_id not in gone]
+        return finished
+
+    # ----- admission and eviction ------------------------------------------------------------------------
+
+    def _entry(self, request_id: str, key: SortKey, pinned: bool | None = None) -> BatchEntry:
+        request = self.requests[request_id]
+        return BatchEntry(
+            key=key,
+            request_id=request_id,
+            needs_prefill=request.needs_prefill,
+            pinned=self._is_pinned(request) if pinned is None else pinned,
+        )
+
+    def _admit(self, candidate: _Candidate, state: _StepState, *, force: bool) -> None:
+        """Give one batch member its tokens and KV blocks, evicting less urgent KV if the policy allows."""
+        request_id = candidate.entry.request_id
+        if request_id in state.evicted:
+            state.returned.append(request_id)
+            return
+        request = self.requests[request_id]
+        new_tokens = min(request.tokens_to_compute, state.token_budget)
+        if new_tokens <= 0:
+            state.returned.append(request_id)
+            state.plan.blocked.append(request_id)
+            return
+        reload = request.kv_offloaded_tokens
+        cached = request.kv_device_tokens + reload
+        needed = self.config.blocks_for(cached + new_tokens) - self.config.blocks_for(request.kv_device_tokens)
+        may_evict = force or candidate.was_running or self.policy.waiting_may_evict
+        if not self._make_room(request, candidate.entry.key, needed, state, may_evict=may_evict, force=force):
+            state.returned.append(request_id)
+            state.plan.blocked.append(request_id)
+            return
+        is_prefill = request.needs_prefill
+        samples = cached + new_tokens == request.sequence_tokens
+        state.plan.work.append(
+            ScheduledWork(
+                request_id=request_id,
+                esi_level=request.esi_level,
+                is_prefill=is_prefill,
+                cached_tokens=cached,
+                new_tokens=new_tokens,
+                reload_tokens=reload,
+                samples_token=samples,
+            )
+        )
+        state.token_budget -= new_tokens
+        state.scheduled.add(request_id)
+        old_blocks = self.config.blocks_for(request.kv_device_tokens)
+        request.kv_device_tokens = cached + new_tokens
+        request.kv_offloaded_tokens = 0
+        self._kv_used_blocks += self.config.blocks_for(request.kv_device_tokens) - old_blocks
+        request.stage = Stage.PREFILLING if is_prefill else Stage.DECODING
+        self._resident.upsert(request_id, eviction_key(self.order_key(request)))
+
+    def _make_room(
+        self, request: Request, key: SortKey, needed: int, state: _StepState, *, may_evict: bool, force: bool
+    ) -> bool:
+        """Evict the least urgent resident KV until `needed` blocks fit under the request's tier limit."""
+        limit = self._limit_blocks(request)
+        if self._kv_used_blocks + needed <= limit:
+            return True
+        if not may_evict:
+            return False
+        own_eviction_key = eviction_key(key)
+        victims: list[tuple[SortKey, str]] = []
+        skipped: list[tuple[SortKey, str]] = []
+        freed = 0
+        while self._kv_used_blocks - freed + needed > limit and self._resident:
+            victim_key, victim_id = self._resident.pop()
+            victim = self.requests[victim_id]
+            if victim_key >= own_eviction_key or victim_id == request.request_id:
+                # Every remaining resident request is at least as urgent as this one: stop.
+                skipped.append((victim_key, victim_id))
+                break
+            if victim_id in state.scheduled or (not force and self._is_pinned(victim)):
+                skipped.append((victim_key, victim_id))
+                continue
+            victims.append((victim_key, victim_id))
+            freed += self.config.blocks_for(victim.kv_device_tokens)
+        for item_key, item_id in skipped:
+            self._resident.push(item_id, item_key)
+        if self._kv_used_blocks - freed + needed > limit:
+            for item_key, item_id in victims:
+                self._resident.push(item_id, item_key)
+            return False
+        for _, victim_id in victims:
+            self._evict(self.requests[victim_id], state)
+        return True
+
+    def _evict(self, victim: Request, state: _StepState) -> None:
+        """Offload or discard a victim's KV (cost-model choice), then re-key it in the waiting heap."""
+        decision = decide_eviction(
+            self.cost_model,
+            victim.prompt_tokens,
+            victim.kv_device_tokens,
+            offload_allowed=self.policy.offload and self.config.offload_enabled,
+            decoded_rule=self.config.decoded_kv_rule,
+        )
+        self._kv_used_blocks -= self.config.blocks_for(victim.kv_device_tokens)
+        victim.kv_device_tokens = 0
+        victim.kv_offloaded_tokens += decision.offloaded_tokens
+        victim.preemption_count += 1
+        victim.stage = Stage.PREFILLING
+        self._evictions[decision.kind.value] += 1
+        state.evicted.add(victim.request_id)
+        state.plan.evictions.append(
+            Eviction(
+                request_id=victim.request_id,
+                esi_level=victim.esi_level,
+                kind=decision.kind,
+                offloaded_tokens=decision.offloaded_tokens,
+                recomputed_tokens=decision.recomputed_tokens,
+            )
+        )
+        if victim.request_id in self._waiting:
+            self._waiting.update(victim.request_id, self.order_key(victim))
+        elif victim.request_id not in state.returned:
+            state.returned.append(victim.request_id)
+
+    def _release_kv(self, request: Request) -> None:
+        self._kv_used_blocks -= self.config.blocks_for(request.kv_device_tokens)
+        request.kv_device_tokens = 0
+        self._resident.discard(request.request_id)
+
+    def _finish(self, request: Request) -> None:
+        self._release_kv(request)
+        request.kv_offloaded_tokens = 0
+        request.stage = Stage.FINISHED
+        self._finished += 1
+        del self.requests[request.request_id]
+
+    # ----- aging -------------------------------------------------------------------------------------------
+
+    def _schedule_aging(self, request: Request, since_s: float) -> None:
+        if self._aging_interval_s is None or request.esi_level < self.config.aging_min_level:
+            return
+        if request.effective_level <= self.config.aging_ceiling:
+            return
+        heapq.heappush(self._aging_due, (since_s + self._aging_interval_s, request.arrival_seq, request.request_id))
+
+    def _apply_aging(self, now_s: float) -> None:
+        """Lift waiting ESI 4-5 requests half a level per interval, never above the ceiling."""
+        while self._aging_due and self._aging_due[0][0] <= now_s:
+            due_s, _, request_id = heapq.heappop(self._aging_due)
+            request = self.requests.get(request_id)
+            if request is None or request.esi_level < self.config.aging_min_level:
+                continue
+            request.effective_level = max(self.config.aging_ceiling, request.effective_level - 0.5)
+            self._rekey(request)
+            self._schedule_aging(request, due_s)
+
+    def _rekey(self, request: Request) -> None:
+        if request.request_id in self._waiting:
+            self._waiting.update(request.request_id, self.order_key(request))
+        if request.request_id in self._resident:
+            self._resident.update(request.request_id, eviction_key(self.order_key(request)))
+
+    # ----- observation -------------------------------------------------------------------------------------
+
+    @property
+    def kv_used_tokens(self) -> int:
+        """Device KV in use, in tokens (whole blocks)."""
+        return self._kv_used_blocks * self.config.block_size
+
+    @property
+    def running_ids(self) -> list[str]:
+        """The batch of the last step, most urgent first."""
+        return list(self._running)
+
+    def waiting_ids(self) -> list[str]:
+        """Every request not in the last step's batch: buffered and heaped."""
+        return [*self._buffer, *self._waiting]
+
+    def has_unfinished(self) -> bool:
+        return bool(self.requests)
+
+    def stats(self) -> SchedulerStats:
+        """A snapshot of the counters (O(waiting): not for the step's hot path)."""
+        per_level = dict.fromkeys(ESI_LEVELS, 0)
+        for request_id in self.waiting_ids():
+            per_level[self.requests[request_id].esi_level] += 1
+        return SchedulerStats(
+            waiting_per_level=per_level,
+            running=len(self._running),
+            resident=len(self._resident),
+            kv_used_tokens=self.kv_used_tokens,
+            kv_capacity_tokens=self.config.capacity_blocks * self.config.block_size,
+            evictions=dict(self._evictions),
+            preemptions=self._preemptions,
+            steps=self._steps,
+            finished=self._finished,
+        )

@@ -1,0 +1,110 @@
+"""Write an experiment's Markdown report and PNG plots to a folder."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from scheduler.request import ESI_LEVELS
+from scheduler.sim.experiments import ExperimentResult, PointResult, get_experiment
+
+
+def _fmt(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def point_table(point: PointResult) -> list[str]:
+    """Markdown rows: mean normalized waiting time per ESI level and overall, with ratio to semantic."""
+    header = "| policy | " + " | ".join(f"ESI {level}" for level in ESI_LEVELS) + " | overall | makespan (s) |"
+    lines = [header, "|" + "---|" * (len(ESI_LEVELS) + 3)]
+    for name, summary in point.summaries.items():
+        cells = []
+        ratios = point.ratios_to_semantic(name) if name != "semantic" and "semantic" in point.summaries else None
+        for level in ESI_LEVELS:
+            cell = _fmt(summary.per_level[level])
+            if ratios is not None:
+                cell += f" ({ratios[str(level)]:.1f}x)"
+            cells.append(cell)
+        overall = _fmt(summary.overall) + (f" ({ratios['overall']:.1f}x)" if ratios is not None else "")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {overall} | {summary.makespan_s:.1f} |")
+    return lines
+
+
+def _plot_levels(point: PointResult, path: Path) -> None:
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    width = 0.8 / max(1, len(point.summaries))
+    for offset, (name, summary) in enumerate(point.summaries.items()):
+        xs = [level + (offset - (len(point.summaries) - 1) / 2) * width for level in ESI_LEVELS]
+        axes.bar(xs, [summary.per_level[level] for level in ESI_LEVELS], width=width, label=name)
+    axes.set_xticks(list(ESI_LEVELS), [f"ESI {level}" for level in ESI_LEVELS])
+    axes.set_yscale("log")
+    axes.set_ylabel("normalized waiting time (s / token)")
+    axes.set_title("Mean normalized waiting time per ESI level")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _sweep_label(result: ExperimentResult) -> tuple[str, list[str]]:
+    experiment = get_experiment(result.experiment)
+    keys = sorted({key for values in experiment.sweep for key in values})
+    labels = [", ".join(f"{key}={getattr(point.params, key)}" for key in keys) for point in result.points]
+    return " / ".join(keys), labels
+
+
+def _plot_sweep(result: ExperimentResult, path: Path) -> None:
+    axis_name, labels = _sweep_label(result)
+    figure, axes = plt.subplots(figsize=(9, 4.5))
+    for name in result.headline.summaries:
+        axes.plot(
+            range(len(labels)), [point.summaries[name].per_level[1] for point in result.points], marker="o", label=name
+        )
+    axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+    axes.set_yscale("log")
+    axes.set_xlabel(axis_name)
+    axes.set_ylabel("ESI 1 normalized waiting time (s / token)")
+    axes.set_title(f"{result.experiment}: ESI 1 across the sweep")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_report(result: ExperimentResult, out_dir: Path) -> list[Path]:
+    """Write report.md, result.json, per_level.png and (for a sweep) sweep_esi1.png; returns the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    experiment = get_experiment(result.experiment)
+    written = [out_dir / "report.md", out_dir / "result.json", out_dir / "per_level.png"]
+    lines = [
+        f"# Simulation: {result.experiment}",
+        "",
+        experiment.description + ".",
+        "",
+        "Mean normalized waiting time (finish - arrival, divided by generated tokens), seconds per token, per true"
+        " ESI level; in brackets each baseline's ratio to `semantic` (above 1 = semantic is better).",
+        "",
+        "Parameters: " + ", ".join(f"`{key}={value}`" for key, value in result.headline.params.to_json().items()),
+        "",
+        *point_table(result.headline),
+        "",
+        "![per level](per_level.png)",
+    ]
+    if result.points:
+        written.append(out_dir / "sweep_esi1.png")
+        axis_name, labels = _sweep_label(result)
+        lines += ["", f"## Sweep over {axis_name}", ""]
+        for label, point in zip(labels, result.points, strict=True):
+            lines += [f"### {label}", "", *point_table(point), ""]
+        lines.append("![sweep](sweep_esi1.png)")
+        _plot_sweep(result, written[-1])
+    (out_dir / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out_dir / "result.json").write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    _plot_levels(result.headline, out_dir / "per_level.png")
+    return written

@@ -1,0 +1,1 @@
+"""Triage models: ESI level and answer-length estimates for incoming messages."""
