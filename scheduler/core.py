@@ -85,6 +85,8 @@ class Scheduler:
         self._waiting = heap_factory()
         self._running: list[str] = []
         self._resident = heap_factory()
+        # Scheduling keys cached per request; dropped whenever the request's state changes.
+        self._keys: dict[str, SortKey] = {}
         self._kv_used_blocks = 0
         self._aging_due: list[tuple[float, int, str]] = []
         self._next_seq = 0
@@ -105,11 +107,12 @@ class Scheduler:
     def est_remaining_s(self, request: Request) -> float:
         """Estimated remaining compute: reload owed, prefill owed, and the predicted decode still to go."""
         cost = self.cost_model
+        sequence = request.prompt_tokens + request.tokens_generated
         cached = request.kv_device_tokens + request.kv_offloaded_tokens
         return (
             cost.reload_s(request.kv_offloaded_tokens)
-            + cost.extend_s(cached, request.sequence_tokens)
-            + cost.decode_s(request.sequence_tokens, request.predicted_remaining_tokens)
+            + cost.extend_s(cached, sequence)
+            + cost.decode_s(sequence, request.predicted_remaining_tokens)
         )
 
     def order_key(self, request: Request) -> SortKey:
@@ -117,7 +120,11 @@ class Scheduler:
         return self.policy.order_key(request, self.est_remaining_s(request))
 
     def _key_by_id(self, request_id: str) -> SortKey:
-        return self.order_key(self.requests[request_id])
+        """The request's current key, from the cache when its state has not changed since."""
+        key = self._keys.get(request_id)
+        if key is None:
+            key = self._keys[request_id] = self.order_key(self.requests[request_id])
+        return key
 
     def _is_pinned(self, request: Request) -> bool:
         """Pinned requests are neither displaced nor evicted: past C of their output, or preempted too often."""
@@ -177,6 +184,7 @@ class Scheduler:
     def abort(self, request_id: str) -> Request:
         """Remove a request wherever it is and free its KV."""
         request = self.requests.pop(request_id)
+        self._keys.pop(request_id, None)
         if request_id in self._buffer:
             self._buffer.remove(request_id)
         self._waiting.discard(request_id)
@@ -266,7 +274,8 @@ class Scheduler:
                 finished.append(request)
                 continue
             request.stage = Stage.PREFILLING if request.needs_prefill else Stage.DECODING
-            self._resident.update(request.request_id, eviction_key(self.order_key(request)))
+            self._keys.pop(request.request_id, None)
+            self._resident.update(request.request_id, eviction_key(self._key_by_id(request.request_id)))
         if finished:
             gone = {request.request_id for request in finished}
             self._running = [request_id for request_id in self._running if request_id not in gone]
@@ -323,7 +332,10 @@ class Scheduler:
         request.kv_offloaded_tokens = 0
         self._kv_used_blocks += self.config.blocks_for(request.kv_device_tokens) - old_blocks
         request.stage = Stage.PREFILLING if is_prefill else Stage.DECODING
-        self._resident.upsert(request_id, eviction_key(self.order_key(request)))
+        self._keys.pop(request_id, None)
+        if request_id not in self._resident:
+            # Scheduled members cannot be victims this step; update_from_step sets the exact key.
+            self._resident.push(request_id, eviction_key(candidate.entry.key))
 
     def _make_room(
         self, request: Request, key: SortKey, needed: int, state: _StepState, *, may_evict: bool, force: bool
@@ -385,8 +397,9 @@ class Scheduler:
                 recomputed_tokens=decision.recomputed_tokens,
             )
         )
+        self._keys.pop(victim.request_id, None)
         if victim.request_id in self._waiting:
-            self._waiting.update(victim.request_id, self.order_key(victim))
+            self._waiting.update(victim.request_id, self._key_by_id(victim.request_id))
         elif victim.request_id not in state.returned:
             state.returned.append(victim.request_id)
 
@@ -401,6 +414,7 @@ class Scheduler:
         request.stage = Stage.FINISHED
         self._finished += 1
         del self.requests[request.request_id]
+        self._keys.pop(request.request_id, None)
 
     # ----- aging -------------------------------------------------------------------------------------------
 
@@ -423,10 +437,11 @@ class Scheduler:
             self._schedule_aging(request, due_s)
 
     def _rekey(self, request: Request) -> None:
+        self._keys.pop(request.request_id, None)
         if request.request_id in self._waiting:
-            self._waiting.update(request.request_id, self.order_key(request))
+            self._waiting.update(request.request_id, self._key_by_id(request.request_id))
         if request.request_id in self._resident:
-            self._resident.update(request.request_id, eviction_key(self.order_key(request)))
+            self._resident.update(request.request_id, eviction_key(self._key_by_id(request.request_id)))
 
     # ----- observation -------------------------------------------------------------------------------------
 

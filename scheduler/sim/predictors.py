@@ -57,7 +57,7 @@ def predict_urgency(requests: Sequence[SimRequest], error_rate: float, rng: rand
     """True levels, with round(N*r) of them moved by a distance averaging 5*r levels (at least one).
 
     The direction is random; a move that would leave 1..5 goes the other way, and a move too large for
-    either way stops at the far end, so every chosen request really is mispredicted.
+    either way lands on the level farthest from the truth, so every chosen request really is mispredicted.
     """
     levels = [request.esi_level for request in requests]
     wrong = rng.sample(range(len(requests)), round(len(requests) * error_rate))
@@ -67,7 +67,9 @@ def predict_urgency(requests: Sequence[SimRequest], error_rate: float, rng: rand
         level = levels[index] + sign * distance
         if not 1 <= level <= 5:
             level = levels[index] - sign * distance
-        levels[index] = level if 1 <= level <= 5 else (1 if sign > 0 else 5)
+        if not 1 <= level <= 5:
+            level = 1 if levels[index] >= 3 else 5
+        levels[index] = level
     return levels
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -36,6 +37,12 @@ def point_table(point: PointResult) -> list[str]:
     return lines
 
 
+def _log_scale_if_possible(axes: Any, values: list[float]) -> None:
+    """Log scale spreads policies that differ by orders of magnitude; tiny runs may have nothing positive."""
+    if any(value > 0 and math.isfinite(value) for value in values):
+        axes.set_yscale("log")
+
+
 def _plot_levels(point: PointResult, path: Path) -> None:
     figure, axes = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / max(1, len(point.summaries))
@@ -43,7 +50,7 @@ def _plot_levels(point: PointResult, path: Path) -> None:
         xs = [level + (offset - (len(point.summaries) - 1) / 2) * width for level in ESI_LEVELS]
         axes.bar(xs, [summary.per_level[level] for level in ESI_LEVELS], width=width, label=name)
     axes.set_xticks(list(ESI_LEVELS), [f"ESI {level}" for level in ESI_LEVELS])
-    axes.set_yscale("log")
+    _log_scale_if_possible(axes, [s.per_level[level] for s in point.summaries.values() for level in ESI_LEVELS])
     axes.set_ylabel("normalized waiting time (s / token)")
     axes.set_title("Mean normalized waiting time per ESI level")
     axes.legend()
@@ -67,7 +74,7 @@ def _plot_sweep(result: ExperimentResult, path: Path) -> None:
             range(len(labels)), [point.summaries[name].per_level[1] for point in result.points], marker="o", label=name
         )
     axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
-    axes.set_yscale("log")
+    _log_scale_if_possible(axes, [p.summaries[n].per_level[1] for p in result.points for n in p.summaries])
     axes.set_xlabel(axis_name)
     axes.set_ylabel("ESI 1 normalized waiting time (s / token)")
     axes.set_title(f"{result.experiment}: ESI 1 across the sweep")

@@ -1,0 +1,60 @@
+"""Tests for `triage-dispatch bench ...` through the real Typer app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+
+runner = CliRunner()
+
+
+def test_bench_sim_json_prints_one_object_with_every_policy() -> None:
+    result = runner.invoke(cli, ["bench", "sim", "--concurrency", "8", "--bursts", "3", "--seed", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["experiment"] == "spikes"
+    assert data["params"]["seed"] == 4
+    assert set(data["policies"]) == {"semantic", "fcfs", "sjf", "hpjf", "vllm-priority"}
+
+
+def test_bench_sim_table_shows_ratios_to_semantic() -> None:
+    result = runner.invoke(cli, ["bench", "sim", "--concurrency", "8", "--bursts", "3"])
+    assert result.exit_code == 0, result.output
+    assert "vllm-priority" in result.stdout
+    assert "x)" in result.stdout
+
+
+def test_bench_sim_out_writes_report_and_plots(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = runner.invoke(
+        cli, ["bench", "sim", "--experiment", "batch-size", "--bursts", "2", "--sweep", "--out", str(out), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    written = sorted(path.name for path in out.iterdir())
+    assert written == ["per_level.png", "report.md", "result.json", "sweep_esi1.png"]
+    assert (out / "per_level.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## Sweep over predictor_batch_size / predictor_mode" in (out / "report.md").read_text()
+
+
+def test_unknown_experiment_is_a_usage_error() -> None:
+    result = runner.invoke(cli, ["bench", "sim", "--experiment", "tsunami"])
+    assert result.exit_code == 2
+    assert "unknown experiment 'tsunami'" in result.output
+
+
+def test_error_rate_outside_an_error_experiment_is_refused() -> None:
+    result = runner.invoke(cli, ["bench", "sim", "--error-rate", "0.3"])
+    assert result.exit_code == 2
+    assert "--error-rate applies to" in result.output
+
+
+def test_bench_overhead_json_has_sizes() -> None:
+    result = runner.invoke(cli, ["bench", "overhead", "--sizes", "50,100", "--decisions", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data["sizes"]) == {"50", "100"}
+    assert set(data["sizes"]["50"]) == {"semantic_us", "baseline_us", "evictions_per_decision"}
