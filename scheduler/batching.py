@@ -43,8 +43,10 @@ def select_batch(
     """Choose the next batch from the top-b candidates and the ongoing requests.
 
     Stage awareness (the paper's fix for priority inversion): when the most urgent request among
-    candidates and ongoing is decoding, prefilling candidates stay out of this step, because the
-    engine runs a step's prefills before its decodes and they would delay that urgent decode.
+    candidates and ongoing is decoding, prefilling requests of a less urgent level stay out of this
+    step (candidates, and ongoing chunked prefills), because the engine runs a step's prefills before
+    its decodes and they would delay that urgent decode. Prefills of p*'s own level join: within a
+    level the key order already serves the mean wait (docs/scheduling.md says why).
     Pinned ongoing requests (limited preemption, preemption cap) always stay in the batch.
     Without `waiting_preempts_running` (vLLM's stock priority policy) ongoing requests keep their
     slots and candidates only fill the free ones.
@@ -63,8 +65,14 @@ def select_batch(
         most_urgent = min((*candidates, *ongoing), key=lambda entry: (entry.key, entry.request_id))
         if not most_urgent.needs_prefill:
             level = most_urgent.key[0]
-            held = [entry for entry in candidates if entry.needs_prefill and entry.key[0] > level]
-            pool_candidates = [entry for entry in candidates if not (entry.needs_prefill and entry.key[0] > level)]
+
+            def hold(entry: BatchEntry) -> bool:
+                return entry.needs_prefill and entry.key[0] > level and not entry.pinned
+
+            # Ongoing chunked prefills of a less urgent level wait too (they keep their KV).
+            held = [entry for entry in (*candidates, *ongoing) if hold(entry)]
+            pool_candidates = [entry for entry in candidates if not hold(entry)]
+            ongoing = [entry for entry in ongoing if not hold(entry)]
             selection.returned.extend(held)
             selection.held_for_stage = [entry.request_id for entry in held]
             selection.stage_hold_level = level

@@ -88,7 +88,8 @@ class Scheduler:
         # Scheduling keys cached per request; dropped whenever the request's state changes.
         self._keys: dict[str, SortKey] = {}
         self._kv_used_blocks = 0
-        self._aging_due: list[tuple[float, int, str]] = []
+        self._aging_due: list[tuple[float, int, str, int]] = []
+        self._aging_generation: dict[str, int] = {}
         self._next_seq = 0
         self._evictions = {kind.value: 0 for kind in EvictionKind}
         self._preemptions = 0
@@ -127,19 +128,26 @@ class Scheduler:
         return key
 
     def _is_pinned(self, request: Request) -> bool:
-        """Pinned requests are neither displaced nor evicted: past C of their output, or preempted too often."""
-        if (
-            self._pin_share is not None
-            and request.tokens_generated >= self._pin_share * request.predicted_output_tokens
-        ):
-            return True
+        """Pinned requests are neither displaced nor evicted: in the last (1 - C) of their predicted output, or
+        preempted too often. The window closes at the predicted length, so an under-predicted answer is not
+        protected for its whole real length. Pins never hold against an ESI 1 request (see `schedule`)."""
+        if self._pin_share is not None:
+            generated, predicted = request.tokens_generated, request.predicted_output_tokens
+            if self._pin_share * predicted <= generated < predicted:
+                return True
         return self._max_preemptions is not None and request.preemption_count >= self._max_preemptions
 
-    def _limit_blocks(self, request: Request) -> int:
-        """KV blocks the request's tier may fill: all of them for the most urgent levels."""
-        if request.esi_level <= self.config.reserved_max_level:
+    def _tier_limit_blocks(self, esi_level: int) -> int:
+        """KV blocks a level may fill: all of them for the most urgent levels, the unreserved part otherwise."""
+        if esi_level <= self.config.reserved_max_level:
             return self.config.capacity_blocks
         return self._unreserved_blocks
+
+    def _limit_blocks(self, request: Request) -> int:
+        """An admitted request's limit: its tier's, but never less than its own size, so that an override
+        from an urgent level to a routine one cannot strand a request admitted under the larger limit."""
+        own = self.config.blocks_for(request.prompt_tokens + request.max_output_tokens)
+        return max(self._tier_limit_blocks(request.esi_level), min(own, self.config.capacity_blocks))
 
     # ----- arrivals, overrides, aborts -----------------------------------------------------------------
 
@@ -148,7 +156,7 @@ class Scheduler:
         if request.request_id in self.requests:
             raise ValueError(f"request {request.request_id} was already added")
         largest = request.prompt_tokens + request.max_output_tokens
-        limit_tokens = self._limit_blocks(request) * self.config.block_size
+        limit_tokens = self._tier_limit_blocks(request.esi_level) * self.config.block_size
         if largest > limit_tokens:
             raise RequestTooLargeError(
                 f"request {request.request_id} needs up to {largest} tokens of KV "
@@ -170,21 +178,33 @@ class Scheduler:
             self._waiting.push(request_id, self._key_by_id(request_id))
         return len(moved)
 
-    def reprioritize(self, request_id: str, esi_level: int) -> None:
-        """Apply an acuity override: the request is re-keyed now and ordered by its new level from the next step."""
-        request = self.requests[request_id]
-        if request.stage is Stage.FINISHED:
-            raise ValueError(f"request {request_id} has finished; its level can no longer change")
+    def reprioritize(self, request_id: str, esi_level: int, now_s: float = 0.0) -> None:
+        """Apply an acuity override: the request is re-keyed now and ordered by its new level from the next step.
+
+        Aging starts afresh from `now_s` at the new level.
+        """
+        request = self._live(request_id)
         if esi_level not in ESI_LEVELS:
             raise ValueError(f"esi_level must be 1..5, got {esi_level}")
         request.esi_level = esi_level
         request.effective_level = float(esi_level)
         self._rekey(request)
+        self._schedule_aging(request, now_s)
+
+    def _live(self, request_id: str) -> Request:
+        try:
+            return self.requests[request_id]
+        except KeyError:
+            raise KeyError(
+                f"request {request_id} is not queued or running (finished, aborted or never added)"
+            ) from None
 
     def abort(self, request_id: str) -> Request:
         """Remove a request wherever it is and free its KV."""
-        request = self.requests.pop(request_id)
+        request = self._live(request_id)
+        del self.requests[request_id]
         self._keys.pop(request_id, None)
+        self._aging_generation.pop(request_id, None)
         if request_id in self._buffer:
             self._buffer.remove(request_id)
         self._waiting.discard(request_id)
@@ -205,7 +225,12 @@ class Scheduler:
             self._entry(request_id, key, pinned=False)
             for key, request_id in extract_top_b(self._waiting, self._buffer, batch_size, self._key_by_id)
         ]
-        ongoing = [self._entry(request_id, self._key_by_id(request_id)) for request_id in self._running]
+        # Pins protect work from less urgent arrivals, never from an immediate life threat.
+        pins_hold = all(self.requests[entry.request_id].esi_level > 1 for entry in candidates)
+        ongoing = [
+            self._entry(request_id, self._key_by_id(request_id), pinned=None if pins_hold else False)
+            for request_id in self._running
+        ]
         selection = select_batch(
             candidates,
             ongoing,
@@ -250,8 +275,9 @@ class Scheduler:
             if request_id in scheduled or request_id not in self.requests:
                 continue
             self._waiting.upsert(request_id, self._key_by_id(request_id))
+        held = set(state.plan.held_for_stage)
         for request_id in was_running - scheduled:
-            if request_id in self.requests and request_id not in state.evicted:
+            if request_id in self.requests and request_id not in state.evicted and request_id not in held:
                 self.requests[request_id].preemption_count += 1
                 self._preemptions += 1
                 state.plan.preempted.append(request_id)
@@ -264,7 +290,7 @@ class Scheduler:
         finished: list[Request] = []
         for work in plan.work:
             request = self.requests.get(work.request_id)
-            if request is None:  # aborted while the step ran
+            if request is None or request.arrival_seq != work.arrival_seq:  # aborted (and maybe re-added) mid-step
                 continue
             if work.samples_token:
                 request.tokens_generated += 1
@@ -318,6 +344,7 @@ class Scheduler:
             ScheduledWork(
                 request_id=request_id,
                 esi_level=request.esi_level,
+                arrival_seq=request.arrival_seq,
                 is_prefill=is_prefill,
                 cached_tokens=cached,
                 new_tokens=new_tokens,
@@ -357,7 +384,8 @@ class Scheduler:
                 # Every remaining resident request is at least as urgent as this one: stop.
                 skipped.append((victim_key, victim_id))
                 break
-            if victim_id in state.scheduled or (not force and self._is_pinned(victim)):
+            pin_holds = request.esi_level > 1 and self._is_pinned(victim)
+            if victim_id in state.scheduled or (not force and pin_holds):
                 skipped.append((victim_key, victim_id))
                 continue
             victims.append((victim_key, victim_id))
@@ -415,26 +443,31 @@ class Scheduler:
         self._finished += 1
         del self.requests[request.request_id]
         self._keys.pop(request.request_id, None)
+        self._aging_generation.pop(request.request_id, None)
 
     # ----- aging -------------------------------------------------------------------------------------------
 
-    def _schedule_aging(self, request: Request, since_s: float) -> None:
+    def _schedule_aging(self, request: Request, since_s: float, *, restart: bool = True) -> None:
+        """Queue the request's next aging step; `restart` voids steps queued before (an override)."""
+        generation = self._aging_generation.get(request.request_id, 0) + (1 if restart else 0)
+        self._aging_generation[request.request_id] = generation
         if self._aging_interval_s is None or request.esi_level < self.config.aging_min_level:
             return
         if request.effective_level <= self.config.aging_ceiling:
             return
-        heapq.heappush(self._aging_due, (since_s + self._aging_interval_s, request.arrival_seq, request.request_id))
+        due_s = since_s + self._aging_interval_s
+        heapq.heappush(self._aging_due, (due_s, request.arrival_seq, request.request_id, generation))
 
     def _apply_aging(self, now_s: float) -> None:
         """Lift waiting ESI 4-5 requests half a level per interval, never above the ceiling."""
         while self._aging_due and self._aging_due[0][0] <= now_s:
-            due_s, _, request_id = heapq.heappop(self._aging_due)
+            due_s, _, request_id, generation = heapq.heappop(self._aging_due)
             request = self.requests.get(request_id)
-            if request is None or request.esi_level < self.config.aging_min_level:
-                continue
+            if request is None or generation != self._aging_generation.get(request_id):
+                continue  # finished, aborted, or overridden since this step was queued
             request.effective_level = max(self.config.aging_ceiling, request.effective_level - 0.5)
             self._rekey(request)
-            self._schedule_aging(request, due_s)
+            self._schedule_aging(request, due_s, restart=False)
 
     def _rekey(self, request: Request) -> None:
         self._keys.pop(request.request_id, None)

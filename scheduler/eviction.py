@@ -56,8 +56,9 @@ def decide_eviction(
     """Split a victim's `device_tokens` of KV into offloaded and recomputed parts.
 
     The prompt part (up to `prompt_tokens`) is offloaded iff eq. 3 says reloading beats recomputing;
-    of the decoded part, the count chosen by `decoded_rule` is offloaded. Without offload (no host
-    memory, or a recompute-only policy) everything is recomputed.
+    then, of the decoded part, the count chosen by `decoded_rule` is offloaded too. The offloaded part
+    is always a prefix. Without offload (no host memory, or a recompute-only policy) everything is
+    recomputed.
     """
     if device_tokens <= 0:
         return EvictionDecision(offloaded_tokens=0, recomputed_tokens=0)
@@ -65,7 +66,11 @@ def decide_eviction(
         return EvictionDecision(offloaded_tokens=0, recomputed_tokens=device_tokens)
     prompt_part = min(device_tokens, prompt_tokens)
     decoded_part = device_tokens - prompt_part
-    saved_prompt = prompt_part if cost_model.should_offload_prompt(prompt_part) else 0
+    if not cost_model.should_offload_prompt(prompt_part):
+        # Offloaded KV stays a prefix of the sequence (what paged engines can reload), so decoded KV is only
+        # kept on top of a kept prompt.
+        return EvictionDecision(offloaded_tokens=0, recomputed_tokens=device_tokens)
+    saved_prompt = prompt_part
     if decoded_rule is DecodedKVRule.PAPER_EQ6:
         saved_decoded = cost_model.paper_eq6_tokens_to_save(prompt_part, decoded_part)
     else:

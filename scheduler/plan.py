@@ -13,6 +13,8 @@ class ScheduledWork:
 
     request_id: str
     esi_level: int
+    arrival_seq: int
+    """Identifies the admission this work belongs to (an id may be aborted and added again)."""
     is_prefill: bool
     """True for a (re)prefill or reload step, False for a plain one-token decode."""
     cached_tokens: int

@@ -61,11 +61,17 @@ def bench_sim(
     gap: Annotated[float | None, typer.Option(help="Seconds between bursts.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Most requests in one burst.")] = None,
     seed: Annotated[int, typer.Option(help="Workload and predictor seed.")] = 0,
+    repeats: Annotated[int, typer.Option(help="Average over seeds seed..seed+repeats-1.")] = 1,
     bursts: Annotated[int, typer.Option(help="Number of bursts.")] = 20,
     error_rate: Annotated[
         float | None, typer.Option(help="Predictor error rate for urgency-error / length-error.")
     ] = None,
     sweep: Annotated[bool, typer.Option(help="Also run the experiment's whole sweep.")] = False,
+    batch_size: Annotated[int, typer.Option(help="Engine batch size b.")] = 16,
+    block_size: Annotated[int, typer.Option(help="KV block size in tokens.")] = 32,
+    kv_capacity: Annotated[
+        int | None, typer.Option(help="Device KV capacity in tokens (default: the profile's).")
+    ] = None,
     mixed_steps: Annotated[
         bool, typer.Option(help="Engine mixes prefill and decode in a step (default: the paper's engine does not).")
     ] = False,
@@ -75,7 +81,18 @@ def bench_sim(
     """Run every policy on the same simulated workload and compare normalized waiting time per ESI level."""
     _choice(experiment, list(EXPERIMENTS), "experiment")
     _choice(profile, list(PROFILES), "profile")
-    overrides: dict[str, Any] = {"profile": profile, "seed": seed, "bursts": bursts, "mixed_steps": mixed_steps}
+    if min(repeats, batch_size, block_size, bursts) < 1:
+        raise typer.BadParameter("--repeats, --batch-size, --block-size and --bursts must be >= 1")
+    overrides: dict[str, Any] = {
+        "profile": profile,
+        "seed": seed,
+        "repeats": repeats,
+        "bursts": bursts,
+        "batch_size": batch_size,
+        "block_size": block_size,
+        "kv_capacity_tokens": kv_capacity,
+        "mixed_steps": mixed_steps,
+    }
     if gap is not None:
         overrides["gap_s"] = gap
     if concurrency is not None:
@@ -89,7 +106,7 @@ def bench_sim(
     except (TypeError, ValueError) as error:
         raise typer.BadParameter(str(error)) from error
     policies = ("semantic", *BASELINES)
-    runs = len(policies) * (1 + sum(1 for point in points if point != headline))
+    runs = len(policies) * repeats * (1 + sum(1 for point in points if point != headline))
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -123,7 +140,8 @@ def bench_sim(
 def _describe(point: PointResult) -> str:
     params = point.params
     return (
-        f"profile={params.profile} gap={params.gap_s}s concurrency={params.concurrency} seed={params.seed} "
+        f"profile={params.profile} gap={params.gap_s}s concurrency={params.concurrency} "
+        f"seeds={params.seed}..{params.seed + params.repeats - 1} "
         f"urgency_err={params.urgency_error_rate} length_err={params.length_error_rate} "
         f"predictor={params.predictor_mode}/{params.predictor_latency_s}s/b{params.predictor_batch_size}"
     )

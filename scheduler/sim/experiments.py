@@ -11,7 +11,7 @@ from typing import Any
 from scheduler.config import SchedulerConfig
 from scheduler.cost_model import get_profile
 from scheduler.policies import POLICIES
-from scheduler.sim.metrics import PolicySummary
+from scheduler.sim.metrics import PolicySummary, mean_summary
 from scheduler.sim.predictors import PredictorMode, PredictorSpec, predict
 from scheduler.sim.simulator import simulate
 from scheduler.sim.workload import WorkloadSpec, generate_workload
@@ -36,12 +36,15 @@ class PointParams:
     concurrency: int = 100
     bursts: int = 20
     seed: int = 0
+    repeats: int = 1
+    """Run seeds seed..seed+repeats-1 and report the mean of each figure over them."""
     urgency_error_rate: float = 0.0
     length_error_rate: float = 0.0
     predictor_latency_s: float = 0.0015
     predictor_batch_size: int = 5
     predictor_mode: str = "immediate"
     batch_size: int = 16
+    block_size: int = 32
     kv_capacity_tokens: int | None = None
     max_output_tokens: int = 500
     mixed_steps: bool = False
@@ -163,16 +166,28 @@ ProgressCallback = Callable[[str], None]
 
 
 def run_point(params: PointParams, policies: Sequence[str], progress: ProgressCallback | None = None) -> PointResult:
-    """Run each policy on the same workload and predictions."""
+    """Run each policy on the same workloads and predictions (one per seed) and average over the seeds."""
     for name in policies:
         if name not in POLICIES:
             raise ValueError(f"unknown scheduling policy {name!r}; known policies: {', '.join(POLICIES)}")
+    if params.repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    runs: dict[str, list[PolicySummary]] = {name: [] for name in policies}
+    for seed in range(params.seed, params.seed + params.repeats):
+        for name, summary in _run_seed(params, seed, policies, progress).items():
+            runs[name].append(summary)
+    return PointResult(params=params, summaries={name: mean_summary(items) for name, items in runs.items()})
+
+
+def _run_seed(
+    params: PointParams, seed: int, policies: Sequence[str], progress: ProgressCallback | None
+) -> dict[str, PolicySummary]:
     workload = WorkloadSpec(
         gap_s=params.gap_s,
         max_concurrent=params.concurrency,
         bursts=params.bursts,
         max_output_tokens=params.max_output_tokens,
-        seed=params.seed,
+        seed=seed,
     )
     requests = generate_workload(workload)
     predictor = PredictorSpec(
@@ -182,9 +197,12 @@ def run_point(params: PointParams, policies: Sequence[str], progress: ProgressCa
         batch_size=params.predictor_batch_size,
         mode=PredictorMode(params.predictor_mode),
     )
-    predictions = predict(requests, predictor, params.max_output_tokens, params.seed)
+    predictions = predict(requests, predictor, params.max_output_tokens, seed)
     config = SchedulerConfig(
-        kv_capacity_tokens=params.kv_capacity(), max_batch_size=params.batch_size, mixed_steps=params.mixed_steps
+        kv_capacity_tokens=params.kv_capacity(),
+        max_batch_size=params.batch_size,
+        block_size=params.block_size,
+        mixed_steps=params.mixed_steps,
     )
     cost_model = get_profile(params.profile)
     summaries = {}
@@ -192,7 +210,7 @@ def run_point(params: PointParams, policies: Sequence[str], progress: ProgressCa
         summaries[name] = simulate(name, requests, predictions, config, cost_model)
         if progress is not None:
             progress(name)
-    return PointResult(params=params, summaries=summaries)
+    return summaries
 
 
 def experiment_points(name: str, overrides: dict[str, Any], sweep: bool) -> tuple[PointParams, list[PointParams]]:

@@ -92,3 +92,30 @@ def summarize(outcomes: Sequence[Outcome], *, evictions: dict[str, int], preempt
         preemptions=preemptions,
         steps=steps,
     )
+
+
+def _mean(values: Sequence[float]) -> float:
+    finite = [value for value in values if not math.isnan(value)]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def mean_summary(summaries: Sequence[PolicySummary]) -> PolicySummary:
+    """Average several runs (seeds) of one policy: per-level figures and counters are means over the runs."""
+    if not summaries:
+        raise ValueError("mean_summary needs at least one summary")
+    if len(summaries) == 1:
+        return summaries[0]
+    levels = summaries[0].per_level.keys()
+    kinds = summaries[0].evictions.keys()
+    runs = len(summaries)
+    return PolicySummary(
+        per_level={level: _mean([s.per_level[level] for s in summaries]) for level in levels},
+        p99_per_level={level: _mean([s.p99_per_level[level] for s in summaries]) for level in levels},
+        ttft_per_level={level: _mean([s.ttft_per_level[level] for s in summaries]) for level in levels},
+        overall=_mean([s.overall for s in summaries]),
+        count_per_level={level: round(sum(s.count_per_level[level] for s in summaries) / runs) for level in levels},
+        makespan_s=_mean([s.makespan_s for s in summaries]),
+        evictions={kind: round(sum(s.evictions[kind] for s in summaries) / runs) for kind in kinds},
+        preemptions=round(sum(s.preemptions for s in summaries) / runs),
+        steps=round(sum(s.steps for s in summaries) / runs),
+    )

@@ -82,6 +82,29 @@ def test_priority_inversion_less_urgent_prefill_waits_while_urgent_decodes() -> 
         assert plan.held_for_stage == (["low"] if policy == "semantic" else [])
 
 
+def test_ongoing_chunked_prefill_of_a_less_urgent_level_waits_while_the_urgent_decodes() -> None:
+    scheduler = make_scheduler(max_batch_size=2, max_step_tokens=4, mixed_steps=False)
+    scheduler.add_request(make_request("urgent", esi_level=1, prompt_tokens=2))
+    scheduler.add_request(make_request("low", esi_level=5, prompt_tokens=40))
+    assert run_step(scheduler) == ["urgent", "low"]  # 2 + 2 prompt tokens: low is mid-prefill
+    scheduler.drain_buffer()
+    plan = scheduler.schedule()
+    assert (plan.request_ids, plan.held_for_stage, plan.preempted) == (["urgent"], ["low"], [])
+    assert scheduler.requests["low"].kv_device_tokens == 2
+
+
+def test_abort_and_readd_of_the_same_id_mid_step_ignores_the_old_plan() -> None:
+    scheduler = make_scheduler()
+    scheduler.add_request(make_request("a", prompt_tokens=10))
+    scheduler.drain_buffer()
+    plan = scheduler.schedule()
+    scheduler.abort("a")
+    scheduler.add_request(make_request("a", prompt_tokens=30))
+    assert scheduler.update_from_step(plan, {"a"}) == []
+    assert scheduler.requests["a"].tokens_generated == 0
+    assert scheduler.kv_used_tokens == 0
+
+
 def test_engine_without_mixed_steps_stalls_decoders_during_a_prefill() -> None:
     scheduler = make_scheduler(mixed_steps=False)
     scheduler.add_request(make_request("a", esi_level=2))
@@ -119,11 +142,34 @@ def test_override_takes_effect_at_the_next_step() -> None:
     assert (plan.request_ids, plan.preempted) == (["b"], ["a"])
 
 
-def test_override_to_an_invalid_level_is_refused() -> None:
+def test_override_to_an_invalid_level_or_of_an_unknown_request_is_refused() -> None:
     scheduler = make_scheduler()
     scheduler.add_request(make_request("a"))
     with pytest.raises(ValueError, match=r"1\.\.5"):
         scheduler.reprioritize("a", 0)
+    with pytest.raises(KeyError, match="not queued or running"):
+        scheduler.reprioritize("gone", 2)
+
+
+def test_override_to_a_routine_level_never_strands_a_large_request() -> None:
+    scheduler = make_scheduler(kv_capacity_tokens=100, reserved_kv_share=0.1)
+    scheduler.add_request(make_request("a", esi_level=1, prompt_tokens=80, predicted_output_tokens=15))
+    scheduler.reprioritize("a", 3)
+    for _ in range(16):
+        run_step(scheduler)
+    assert scheduler.requests == {}
+
+
+def test_override_restarts_aging_at_the_new_level() -> None:
+    scheduler = make_scheduler(max_batch_size=1, aging_interval_s=10.0)
+    scheduler.add_request(make_request("busy", esi_level=1, predicted_output_tokens=400))
+    scheduler.add_request(make_request("x", esi_level=3))
+    run_step(scheduler, now_s=0.0)
+    scheduler.reprioritize("x", 5, now_s=5.0)
+    run_step(scheduler, now_s=14.0)
+    assert scheduler.requests["x"].effective_level == 5.0
+    run_step(scheduler, now_s=15.0)
+    assert scheduler.requests["x"].effective_level == 4.5
 
 
 def test_aging_lifts_esi_4_and_5_half_a_level_per_interval_up_to_the_ceiling() -> None:
@@ -159,8 +205,29 @@ def test_limited_preemption_keeps_a_nearly_done_request_running() -> None:
         scheduler.add_request(make_request("a", esi_level=4, predicted_output_tokens=4))
         run_step(scheduler)
         run_step(scheduler)  # two tokens out of four predicted
-        scheduler.add_request(make_request("u", esi_level=1))
+        scheduler.add_request(make_request("u", esi_level=2))
         assert run_step(scheduler) == expected, share
+
+
+def test_pins_never_hold_against_esi_1() -> None:
+    scheduler = make_scheduler(kv_capacity_tokens=300, max_batch_size=1, limited_preemption=0.5)
+    scheduler.add_request(make_request("a", esi_level=4, prompt_tokens=250, predicted_output_tokens=4))
+    run_step(scheduler)
+    run_step(scheduler)  # pinned: two of four tokens
+    scheduler.add_request(make_request("cardiac-arrest", esi_level=1, prompt_tokens=60))
+    scheduler.drain_buffer()
+    plan = scheduler.schedule()
+    assert plan.request_ids == ["cardiac-arrest"]
+    assert [e.request_id for e in plan.evictions] == ["a"]
+
+
+def test_pin_window_closes_at_the_predicted_length() -> None:
+    scheduler = make_scheduler(max_batch_size=1, limited_preemption=0.5)
+    scheduler.add_request(make_request("a", esi_level=4, predicted_output_tokens=2, max_output_tokens=40))
+    run_step(scheduler)
+    run_step(scheduler)  # two tokens: the prediction is used up, the answer goes on
+    scheduler.add_request(make_request("u", esi_level=2))
+    assert run_step(scheduler) == ["u"]
 
 
 def test_preemption_cap_pins_a_request() -> None:
@@ -171,7 +238,7 @@ def test_preemption_cap_pins_a_request() -> None:
     assert run_step(scheduler, finished=("u1",)) == ["u1"]
     assert scheduler.requests["a"].preemption_count == 1
     assert run_step(scheduler) == ["a"]
-    scheduler.add_request(make_request("u2", esi_level=1))
+    scheduler.add_request(make_request("u2", esi_level=2))
     assert run_step(scheduler) == ["a"]  # pinned after one preemption
 
 

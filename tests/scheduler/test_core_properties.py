@@ -121,6 +121,13 @@ class Harness:
         assert self.scheduler.kv_used_tokens <= capacity
         resident_blocks = sum(config.blocks_for(r.kv_device_tokens) for r in self.scheduler.requests.values())
         assert self.scheduler.kv_used_tokens == resident_blocks * config.block_size
+        # White-box: the eviction heap holds exactly the requests with device KV, and waiting keys are current.
+        with_kv = {request_id for request_id, r in self.scheduler.requests.items() if r.kv_device_tokens > 0}
+        assert set(self.scheduler._resident) == with_kv
+        for request_id in self.scheduler._waiting:
+            assert self.scheduler._waiting.key_of(request_id) == self.scheduler.order_key(
+                self.scheduler.requests[request_id]
+            ), f"stale key for {request_id}"
 
 
 def drive(harness: Harness, ops: list[tuple[str, object]]) -> list[StepPlan]:
@@ -136,7 +143,7 @@ def drive(harness: Harness, ops: list[tuple[str, object]]) -> list[StepPlan]:
             assert isinstance(argument, tuple)
             request_id = harness.live(argument[0])
             if request_id is not None:
-                harness.scheduler.reprioritize(request_id, argument[1])
+                harness.scheduler.reprioritize(request_id, argument[1], harness.now_s)
         elif op == "abort":
             assert isinstance(argument, int)
             request_id = harness.live(argument)
@@ -148,7 +155,7 @@ def drive(harness: Harness, ops: list[tuple[str, object]]) -> list[StepPlan]:
     return plans
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(list(POLICIES)), configs, st.booleans(), operations)
 def test_no_request_is_lost_or_duplicated_and_kv_stays_within_capacity(
     policy: str, config: dict[str, object], with_options: bool, ops: list[tuple[str, object]]
@@ -167,7 +174,7 @@ def test_no_request_is_lost_or_duplicated_and_kv_stays_within_capacity(
     assert harness.finished | harness.aborted == set(harness.added)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs, operations)
 def test_no_less_urgent_request_is_admitted_while_a_more_urgent_one_waits_with_room(
     config: dict[str, object], ops: list[tuple[str, object]]

@@ -16,9 +16,18 @@ def test_cheap_reload_offloads_everything() -> None:
     assert (decision.offloaded_tokens, decision.recomputed_tokens, decision.kind) == (400, 0, EvictionKind.OFFLOAD)
 
 
-def test_short_prompt_on_a5000_is_recomputed_and_decoded_kv_kept() -> None:
+def test_short_prompt_on_a5000_is_recomputed_with_its_decoded_kv_so_offload_stays_a_prefix() -> None:
     decision = decide_eviction(PROFILES["a5000-qwen1.5-7b"], 300, 420, offload_allowed=True)
-    assert (decision.offloaded_tokens, decision.recomputed_tokens, decision.kind) == (120, 300, EvictionKind.PARTIAL)
+    assert (decision.offloaded_tokens, decision.recomputed_tokens, decision.kind) == (0, 420, EvictionKind.RECOMPUTE)
+
+
+def test_kept_prompt_with_some_decoded_kv_is_a_partial_eviction() -> None:
+    # beta = 5 ms: reloading beats a 10 ms prefill token; eq. 5's optimum, 8 + 2 + 1/2 - (5 - 1)/1 = 6.5,
+    # keeps 6 of the 8 decoded tokens.
+    model = CostModel(a1=0.0, a2=1e-2, g1=1e-3, g2=1e-3, beta=5e-3)
+    assert model.decoded_tokens_to_save(2, 8) == 6
+    decision = decide_eviction(model, 2, 10, offload_allowed=True)
+    assert (decision.offloaded_tokens, decision.recomputed_tokens, decision.kind) == (8, 2, EvictionKind.PARTIAL)
 
 
 def test_paper_eq6_rule_recomputes_decoded_kv() -> None:

@@ -17,7 +17,7 @@ from scheduler.sim.workload import WorkloadSpec, generate_workload
 
 
 def work(request_id: str, prefill: bool, cached: int, new: int, reload: int = 0) -> ScheduledWork:
-    return ScheduledWork(request_id, 1, prefill, cached, new, reload, samples_token=True)
+    return ScheduledWork(request_id, 1, 0, prefill, cached, new, reload, samples_token=True)
 
 
 def test_step_time_is_slowest_prefill_then_slowest_decode() -> None:
@@ -84,3 +84,14 @@ def test_sweep_visits_the_experiment_values_and_reuses_the_headline() -> None:
 def test_unknown_experiment_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="known experiments: spikes, urgency-error"):
         get_experiment("tsunami")
+
+
+def test_repeats_average_each_figure_over_the_seeds() -> None:
+    single = [run_point(PointParams(concurrency=10, bursts=3, seed=seed), ["semantic"]) for seed in (7, 8)]
+    averaged = run_point(PointParams(concurrency=10, bursts=3, seed=7, repeats=2), ["semantic"])
+    for level in range(1, 6):
+        values = [point.summaries["semantic"].per_level[level] for point in single]
+        finite = [value for value in values if not math.isnan(value)]
+        if finite:
+            assert averaged.summaries["semantic"].per_level[level] == pytest.approx(sum(finite) / len(finite))
+    assert averaged.to_json()["params"]["repeats"] == 2
