@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from app.cli.bench import bench_app
+from app.cli.triage import triage_app
 
 cli = typer.Typer(
     name="triage-dispatch",
@@ -13,6 +14,7 @@ cli = typer.Typer(
     add_completion=False,
 )
 cli.add_typer(bench_app, name="bench")
+cli.add_typer(triage_app, name="triage")
 
 
 def main() -> None:

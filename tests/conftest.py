@@ -1,0 +1,28 @@
+"""Shared fixtures: a small triage model trained once per session on generated messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from triage_models.generator import generate
+from triage_models.pipeline import TriageModel, train_model
+
+
+@pytest.fixture(scope="session")
+def small_model() -> TriageModel:
+    messages = list(generate(900, seed=11))
+    return train_model(
+        [m.text for m in messages],
+        [m.esi_level for m in messages],
+        [m.answer_tokens for m in messages],
+        source="generated:900:seed=11",
+    )
+
+
+@pytest.fixture(scope="session")
+def small_model_dir(small_model: TriageModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("triage-model")
+    small_model.save(directory)
+    return directory

@@ -1,0 +1,116 @@
+"""Each red-flag rule fires on its positive examples and not on negated ones; vital-sign zones by age."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.result import DecisionPoint
+from triage_models.rules import RULE_IDS, RULES_VERSION, evaluate_rules, rules_floor
+
+POSITIVE: dict[str, list[str]] = {
+    "A-NOT-BREATHING": ["my husband is not breathing", "he stopped breathing", "she is gasping, agonal breaths"],
+    "A-NO-PULSE": ["he has no pulse", "cardiac arrest, we are doing CPR", "found her pulseless"],
+    "A-UNRESPONSIVE": ["she is unresponsive", "he won't wake up", "patient responds only to pain"],
+    "A-CHOKING": ["my baby is choking", "he is turning blue"],
+    "A-SEVERE-BLEEDING": ["he is bleeding heavily from the leg", "blood everywhere after the saw slipped"],
+    "A-ANAPHYLAXIS": ["her throat is closing after peanuts", "his tongue is swelling"],
+    "A-SEIZURE-ONGOING": ["he is still seizing", "she has been convulsing continuously"],
+    "A-HANGING-DROWNING": ["we pulled him out of the pool, he was drowning", "found him hanging"],
+    "B-STROKE-SIGNS": [
+        "her face is drooping and speech is slurred",
+        "sudden weakness on one side",
+        "Lt. motor weakness",
+    ],
+    "B-CHEST-PAIN-RISK": ["58 year old with chest pain radiating to the left arm", "chest pressure and sweating"],
+    "B-GI-BLEEDING": ["he is vomiting blood", "black tarry stools since morning", "melena"],
+    "B-SUICIDAL": ["he says he wants to kill himself", "she is suicidal"],
+    "B-VIOLENCE-THREAT": ["the man has a gun and is threatening to shoot"],
+    "B-PENETRATING-TRAUMA": ["he was stabbed in the arm", "pedestrian struck by a car", "fell off a ladder"],
+    "B-ALTERED-MENTAL-STATUS": ["she is confused and disoriented", "mental change since noon"],
+    "B-RESPIRATORY-DISTRESS": ["he can't breathe", "severe asthma attack, can only speak a few words"],
+    "B-SEVERE-PAIN": ["worst headache of her life", "excruciating abdominal pain"],
+    "B-OVERDOSE-POISONING": ["she overdosed on heroin", "he took a whole bottle of pills"],
+    "B-OBSTETRIC": ["the baby is crowning", "she is pregnant and bleeding"],
+    "B-HEAD-INJURY-RISK": ["he hit his head and is on blood thinners", "head injury, knocked out for a minute"],
+    "B-MAJOR-BURN": ["burns to the face from the stove", "smoke inhalation from a house fire"],
+    "B-SEPSIS-NEUTROPENIA": ["fever of 38.5, she is on chemo", "my newborn has a fever"],
+    "B-HYPOGLYCEMIA-DKA": ["blood sugar is 35", "he is diabetic, sugar is very low"],
+    "B-ANAPHYLAXIS-RISK": ["allergic reaction with lip swelling after a bee sting"],
+}
+NEGATED: dict[str, list[str]] = {
+    "A-SEVERE-BLEEDING": ["she is not bleeding heavily", "no severe bleeding"],
+    "A-UNRESPONSIVE": ["he is not unconscious, talking to me", "denies being unresponsive at any time"],
+    "A-CHOKING": ["she is not choking"],
+    "B-CHEST-PAIN-RISK": ["58 year old, denies chest pain, sweating after a run", "no chest pain, nauseous"],
+    "B-STROKE-SIGNS": ["no facial droop, no slurred speech"],
+    "B-SUICIDAL": ["denies suicidal thoughts"],
+    "B-ALTERED-MENTAL-STATUS": ["she is not confused", "alert, not disoriented"],
+    "B-GI-BLEEDING": ["no vomiting blood", "denies black stools"],
+    "B-OVERDOSE-POISONING": ["no overdose suspected"],
+    "B-SEVERE-PAIN": ["no severe pain"],
+}
+
+
+def fired(text: str) -> set[str]:
+    return {hit.rule_id for hit in evaluate_rules(text)}
+
+
+@pytest.mark.parametrize(("rule_id", "text"), [(rule, text) for rule, texts in POSITIVE.items() for text in texts])
+def test_rule_fires_on_its_positive_examples(rule_id: str, text: str) -> None:
+    assert rule_id in fired(text)
+
+
+@pytest.mark.parametrize(("rule_id", "text"), [(rule, text) for rule, texts in NEGATED.items() for text in texts])
+def test_rule_does_not_fire_when_negated(rule_id: str, text: str) -> None:
+    assert rule_id not in fired(text)
+
+
+def test_every_phrase_rule_has_positive_examples() -> None:
+    phrase_rules = {rule for rule in RULE_IDS if not rule.startswith(("D-", "A-EXTREME", "B-PAIN-SCORE"))}
+    assert phrase_rules == set(POSITIVE)
+
+
+def test_a_negative_form_red_flag_does_not_negate_the_next_one() -> None:
+    assert {"A-NOT-BREATHING", "A-NO-PULSE"} <= fired("he is not breathing and has no pulse")
+
+
+def test_negation_scope_ends_at_a_contrast() -> None:
+    assert "B-CHEST-PAIN-RISK" in fired("no fever but chest pain and nausea")
+
+
+def test_evidence_carries_the_span_it_fired_on() -> None:
+    text = "Caller: my husband is unresponsive"
+    [hit] = [hit for hit in evaluate_rules(text) if hit.rule_id == "A-UNRESPONSIVE"]
+    assert text[hit.start : hit.end] == "unresponsive"
+    assert (hit.esi_level, hit.decision_point, hit.floor) == (1, DecisionPoint.A, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("45 yo, HR 105", {"D-HEART-RATE"}),
+        ("2 year old, HR 150", set()),  # under the 160 limit for 3 months to 3 years
+        ("2 year old, HR 165", {"D-HEART-RATE"}),
+        ("6 year old, RR 28", set()),
+        ("6 year old, RR 34", {"D-RESP-RATE"}),
+        ("adult, RR 24, SpO2 90%", {"D-RESP-RATE", "D-SPO2"}),
+        ("BP 84/50", {"D-HYPOTENSION"}),
+        ("sats 80%", {"A-EXTREME-VITALS"}),
+        ("BP 60/30", {"A-EXTREME-VITALS"}),
+        ("pain 8/10 in the knee", {"B-PAIN-SCORE"}),
+        ("HR 80, RR 16, SpO2 98%, BP 120/80", set()),
+    ],
+)
+def test_vital_sign_rules_use_the_danger_zones_by_age(text: str, expected: set[str]) -> None:
+    assert fired(text) == expected
+
+
+def test_advisory_flags_set_no_floor_but_floors_do() -> None:
+    assert rules_floor(evaluate_rules("45 yo, HR 105, pain 8/10")) is None
+    assert rules_floor(evaluate_rules("45 yo, HR 105, BP 84/50")) == 2
+    assert rules_floor(evaluate_rules("not breathing, BP 84/50")) == 1
+    assert rules_floor(evaluate_rules("sprained ankle")) is None
+
+
+def test_rules_are_versioned() -> None:
+    assert RULES_VERSION.startswith("rules-")

@@ -1,0 +1,59 @@
+"""Tests for message cleaning, negation scope and vital-sign reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.text import InvalidMessageError, coerce_text, is_negated, truncate
+from triage_models.vitals import extract_vitals
+
+
+def test_non_utf8_bytes_are_decoded_with_replacement() -> None:
+    assert coerce_text(b"chest pain \xff\xfe since noon") == "chest pain \ufffd\ufffd since noon"
+
+
+@pytest.mark.parametrize("message", ["", "   ", "\x00\x01", b""])
+def test_empty_messages_are_refused_with_a_reason(message: str | bytes) -> None:
+    with pytest.raises(InvalidMessageError, match="empty"):
+        coerce_text(message)
+
+
+def test_control_characters_are_dropped_and_long_text_is_truncated() -> None:
+    assert coerce_text("a\x07b") == "a b"
+    text, cut = truncate("x" * 100_000, 8_000)
+    assert (len(text), cut) == (8_000, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "negated"),
+    [
+        ("denies chest pain", "chest pain", True),
+        ("no chest pain", "chest pain", True),
+        ("patient has chest pain", "chest pain", False),
+        ("no fever but chest pain", "chest pain", False),
+        ("no fever. chest pain", "chest pain", False),
+        ("not short of breath", "short of breath", True),
+    ],
+)
+def test_negation_scope(text: str, phrase: str, negated: bool) -> None:
+    assert is_negated(text, text.index(phrase)) is negated
+
+
+def test_vitals_are_read_with_units_and_ages() -> None:
+    vitals = extract_vitals("72 yo male, HR 130, BP 82/50, RR 28, SpO2 86%, temp 102.2 F")
+    assert {name: reading.value for name, reading in vitals.readings.items()} == {
+        "age_years": 72.0,
+        "heart_rate": 130.0,
+        "respiratory_rate": 28.0,
+        "spo2": 86.0,
+        "systolic_bp": 82.0,
+        "temperature_c": 39.0,
+    }
+    assert extract_vitals("3 month old with a fever").age_years is not None
+    assert extract_vitals("3 month old with a fever").age_years.value == 0.25  # type: ignore[union-attr]
+    assert extract_vitals("sats are 91 percent").spo2.value == 91.0  # type: ignore[union-attr]
+
+
+def test_implausible_numbers_are_ignored() -> None:
+    vitals = extract_vitals("HR 900, SpO2 5%")
+    assert vitals.heart_rate is None and vitals.spo2 is None

@@ -1,0 +1,79 @@
+"""The triage result: ESI level, per-level probabilities, ESI decision point, evidence, answer-length estimate."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+ESI_LEVELS = (1, 2, 3, 4, 5)
+
+
+class DecisionPoint(enum.Enum):
+    """The ESI algorithm's decision points (ESI Implementation Handbook v4)."""
+
+    A = "A"
+    """Requires an immediate life-saving intervention: ESI 1."""
+    B = "B"
+    """High-risk situation, new confusion/lethargy/disorientation, or severe pain/distress: ESI 2."""
+    C = "C"
+    """How many resources are needed: ESI 3 (many), 4 (one), 5 (none)."""
+    D = "D"
+    """Danger-zone vital signs: consider ESI 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A red-flag rule that fired, with the text it fired on (character offsets into the message)."""
+
+    rule_id: str
+    esi_level: int
+    decision_point: DecisionPoint
+    description: str
+    start: int
+    end: int
+    text: str
+    floor: bool = True
+    """True when the rule sets a floor on the level; False for advisory flags ("consider ESI 2")."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "floor": self.floor,
+            "esi_level": self.esi_level,
+            "decision_point": self.decision_point.value,
+            "description": self.description,
+            "span": [self.start, self.end],
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TriageResult:
+    """Everything the scheduler and the dispatcher need from triage of one message."""
+
+    esi_level: int
+    probabilities: dict[int, float]
+    """The classifier's probability per ESI level (sums to 1)."""
+    classifier_level: int
+    """What the learned classifier alone said; `esi_level` may be more urgent because of the rules."""
+    decision_point: DecisionPoint
+    evidence: tuple[Evidence, ...] = field(default_factory=tuple)
+    predicted_output_tokens: int = 0
+    model_version: str = ""
+    backend: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Operator-facing remarks, e.g. that the message was truncated or a backend fell back."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "esi_level": self.esi_level,
+            "probabilities": {str(level): round(p, 4) for level, p in self.probabilities.items()},
+            "classifier_level": self.classifier_level,
+            "decision_point": self.decision_point.value,
+            "evidence": [item.to_json() for item in self.evidence],
+            "predicted_output_tokens": self.predicted_output_tokens,
+            "model_version": self.model_version,
+            "backend": self.backend,
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,166 @@
+"""Vital signs, age and pain score read out of free text, each with the span it came from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_NUMBER = r"(\d{1,3}(?:\.\d)?)"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One value found in the text and where."""
+
+    value: float
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(slots=True)
+class Vitals:
+    """What the message says about the patient's numbers; None where it says nothing."""
+
+    age_years: Reading | None = None
+    heart_rate: Reading | None = None
+    respiratory_rate: Reading | None = None
+    spo2: Reading | None = None
+    systolic_bp: Reading | None = None
+    diastolic_bp: Reading | None = None
+    temperature_c: Reading | None = None
+    gcs: Reading | None = None
+    pain_score: Reading | None = None
+    readings: dict[str, Reading] = field(default_factory=dict)
+
+
+_PATTERNS: dict[str, list[re.Pattern[str]]] = {
+    "heart_rate": [
+        re.compile(r"\b(?:hr|heart rate|pulse(?: rate)?|p)\s*(?:is|of|at|was|=|:)?\s*" + _NUMBER + r"\b", re.I),
+        re.compile(_NUMBER + r"\s*(?:bpm|beats (?:per|a) minute)\b", re.I),
+    ],
+    "respiratory_rate": [
+        re.compile(
+            r"\b(?:rr|resp(?:iratory)?(?: rate)?|respirations|breathing rate)\s*(?:is|of|at|was|=|:)?\s*"
+            + _NUMBER
+            + r"\b",
+            re.I,
+        ),
+        re.compile(_NUMBER + r"\s*(?:breaths?|respirations) (?:per|a) minute\b", re.I),
+    ],
+    "spo2": [
+        re.compile(
+            r"\b(?:spo2|sp02|o2 sats?|sats?|saturation|oxygen(?: saturation| sat| level)?|pulse ox)\s*"
+            r"(?:is|are|of|at|was|were|=|:)?\s*" + _NUMBER + r"\s*(?:%|percent)?",
+            re.I,
+        ),
+    ],
+    "blood_pressure": [
+        re.compile(r"\b(?:bp|blood pressure)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3})\s*/\s*(\d{2,3})\b", re.I),
+        re.compile(r"\b(\d{2,3})\s*/\s*(\d{2,3})\s*(?:mm ?hg)\b", re.I),
+    ],
+    "systolic_bp": [re.compile(r"\b(?:sbp|systolic)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3})\b", re.I)],
+    "temperature": [
+        re.compile(
+            r"\b(?:temp(?:erature)?|bt|t|fever(?: of)?)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3}(?:\.\d)?)\s*"
+            r"(?:°|deg(?:rees)?)?\s*([cf])?\b",
+            re.I,
+        ),
+    ],
+    "gcs": [re.compile(r"\bgcs\s*(?:is|of|=|:)?\s*(\d{1,2})\b", re.I)],
+    "pain": [
+        re.compile(
+            r"\b(?:pain|nrs)(?: score| scale| level)?\s*(?:is|of|at|=|:)?\s*(\d{1,2})\s*(?:/|out of)\s*10\b", re.I
+        ),
+        re.compile(r"\b(\d{1,2})\s*(?:/|out of)\s*10\b", re.I),
+        re.compile(r"\b(?:nrs|pain score)\s*(?:is|of|=|:)?\s*(\d{1,2})\b", re.I),
+    ],
+    "age": [
+        re.compile(r"\b(\d{1,3})[\s-]*(?:years?|yrs?|y/?o|yo)(?:[\s-]*old)?\b", re.I),
+        re.compile(r"\b(?:age|aged)\s*(?:is|of|:)?\s*(\d{1,3})\b", re.I),
+        re.compile(r"\b(\d{1,2})[\s-]*(months?|mos?)[\s-]*old\b", re.I),
+        re.compile(r"\b(\d{1,2})[\s-]*(weeks?|wks?|days?)[\s-]*old\b", re.I),
+        re.compile(r"\b(\d{1,3})\s*([mf])\b(?!\s*(?:/|out))", re.I),
+        re.compile(r"\b(?:newborn|neonate)\b", re.I),
+    ],
+}
+
+
+def _reading(match: re.Match[str], value: float) -> Reading:
+    return Reading(value=value, start=match.start(), end=match.end(), text=match.group(0))
+
+
+def _first(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
+    found = [match for pattern in patterns if (match := pattern.search(text))]
+    return min(found, key=lambda match: match.start()) if found else None
+
+
+def _age(text: str) -> Reading | None:
+    found = []
+    for index, pattern in enumerate(_PATTERNS["age"]):
+        match = pattern.search(text)
+        if not match:
+            continue
+        if index == 5:
+            found.append(_reading(match, 0.02))
+            continue
+        number = float(match.group(1))
+        if index == 2:
+            number /= 12.0
+        elif index == 3:
+            unit = match.group(2).lower()
+            number = number / 52.0 if unit.startswith("w") else number / 365.0
+        if 0 <= number <= 120:
+            found.append(_reading(match, number))
+    return min(found, key=lambda reading: reading.start) if found else None
+
+
+def extract_vitals(text: str) -> Vitals:
+    """Read the numbers a call-taker or crew would give; implausible values are ignored."""
+    vitals = Vitals()
+    match = _first(_PATTERNS["heart_rate"], text)
+    if match and 10 <= float(match.group(1)) <= 300:
+        vitals.heart_rate = _reading(match, float(match.group(1)))
+    match = _first(_PATTERNS["respiratory_rate"], text)
+    if match and 2 <= float(match.group(1)) <= 90:
+        vitals.respiratory_rate = _reading(match, float(match.group(1)))
+    match = _first(_PATTERNS["spo2"], text)
+    if match and 40 <= float(match.group(1)) <= 100:
+        vitals.spo2 = _reading(match, float(match.group(1)))
+    match = _first(_PATTERNS["blood_pressure"], text)
+    if match and 30 <= float(match.group(1)) <= 300:
+        vitals.systolic_bp = _reading(match, float(match.group(1)))
+        vitals.diastolic_bp = _reading(match, float(match.group(2)))
+    else:
+        match = _first(_PATTERNS["systolic_bp"], text)
+        if match and 30 <= float(match.group(1)) <= 300:
+            vitals.systolic_bp = _reading(match, float(match.group(1)))
+    match = _first(_PATTERNS["temperature"], text)
+    if match:
+        value = float(match.group(1))
+        unit = (match.group(2) or "").lower()
+        if unit == "f" or (not unit and value > 50):
+            value = (value - 32) * 5 / 9
+        if 25 <= value <= 45:
+            vitals.temperature_c = _reading(match, round(value, 1))
+    match = _first(_PATTERNS["gcs"], text)
+    if match and 3 <= int(match.group(1)) <= 15:
+        vitals.gcs = _reading(match, float(match.group(1)))
+    match = _first(_PATTERNS["pain"], text)
+    if match and 0 <= int(match.group(1)) <= 10:
+        vitals.pain_score = _reading(match, float(match.group(1)))
+    vitals.age_years = _age(text)
+    for name in (
+        "age_years",
+        "heart_rate",
+        "respiratory_rate",
+        "spo2",
+        "systolic_bp",
+        "temperature_c",
+        "gcs",
+        "pain_score",
+    ):
+        reading = getattr(vitals, name)
+        if reading is not None:
+            vitals.readings[name] = reading
+    return vitals
