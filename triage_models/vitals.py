@@ -115,40 +115,46 @@ def _age(text: str) -> Reading | None:
     return min(found, key=lambda reading: reading.start) if found else None
 
 
+# Field -> (pattern group, plausible range): a value outside the range is a misreading and is ignored.
+_PLAIN_READINGS: dict[str, tuple[str, float, float]] = {
+    "heart_rate": ("heart_rate", 10, 300),
+    "respiratory_rate": ("respiratory_rate", 2, 90),
+    "spo2": ("spo2", 40, 100),
+    "gcs": ("gcs", 3, 15),
+    "pain_score": ("pain", 0, 10),
+}
+
+
+def _plain(text: str, group: str, low: float, high: float) -> Reading | None:
+    match = _first(_PATTERNS[group], text)
+    if match and low <= float(match.group(1)) <= high:
+        return _reading(match, float(match.group(1)))
+    return None
+
+
+def _temperature(text: str) -> Reading | None:
+    match = _first(_PATTERNS["temperature"], text)
+    if not match:
+        return None
+    value = float(match.group(1))
+    unit = (match.group(2) or "").lower()
+    if unit == "f" or (not unit and value > 50):
+        value = (value - 32) * 5 / 9
+    return _reading(match, round(value, 1)) if 25 <= value <= 45 else None
+
+
 def extract_vitals(text: str) -> Vitals:
     """Read the numbers a call-taker or crew would give; implausible values are ignored."""
     vitals = Vitals()
-    match = _first(_PATTERNS["heart_rate"], text)
-    if match and 10 <= float(match.group(1)) <= 300:
-        vitals.heart_rate = _reading(match, float(match.group(1)))
-    match = _first(_PATTERNS["respiratory_rate"], text)
-    if match and 2 <= float(match.group(1)) <= 90:
-        vitals.respiratory_rate = _reading(match, float(match.group(1)))
-    match = _first(_PATTERNS["spo2"], text)
-    if match and 40 <= float(match.group(1)) <= 100:
-        vitals.spo2 = _reading(match, float(match.group(1)))
+    for name, (group, low, high) in _PLAIN_READINGS.items():
+        setattr(vitals, name, _plain(text, group, low, high))
     match = _first(_PATTERNS["blood_pressure"], text)
     if match and 30 <= float(match.group(1)) <= 300:
         vitals.systolic_bp = _reading(match, float(match.group(1)))
         vitals.diastolic_bp = _reading(match, float(match.group(2)))
     else:
-        match = _first(_PATTERNS["systolic_bp"], text)
-        if match and 30 <= float(match.group(1)) <= 300:
-            vitals.systolic_bp = _reading(match, float(match.group(1)))
-    match = _first(_PATTERNS["temperature"], text)
-    if match:
-        value = float(match.group(1))
-        unit = (match.group(2) or "").lower()
-        if unit == "f" or (not unit and value > 50):
-            value = (value - 32) * 5 / 9
-        if 25 <= value <= 45:
-            vitals.temperature_c = _reading(match, round(value, 1))
-    match = _first(_PATTERNS["gcs"], text)
-    if match and 3 <= int(match.group(1)) <= 15:
-        vitals.gcs = _reading(match, float(match.group(1)))
-    match = _first(_PATTERNS["pain"], text)
-    if match and 0 <= int(match.group(1)) <= 10:
-        vitals.pain_score = _reading(match, float(match.group(1)))
+        vitals.systolic_bp = _plain(text, "systolic_bp", 30, 300)
+    vitals.temperature_c = _temperature(text)
     vitals.age_years = _age(text)
     for name in (
         "age_years",
