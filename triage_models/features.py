@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from triage_models.result import Evidence
 from triage_models.rules import DANGER_SPO2, evaluate_rules
-from triage_models.vitals import extract_vitals
+from triage_models.vitals import Vitals, extract_vitals
 
 FEATURE_NAMES = (
     "rule_level_1",
@@ -39,10 +40,10 @@ FEATURE_NAMES = (
 )
 
 
-def structured_features(text: str) -> list[float]:
-    """One row of `FEATURE_NAMES` for a message."""
-    vitals = extract_vitals(text)
-    hits = evaluate_rules(text, vitals)
+def structured_features(text: str, vitals: Vitals | None = None, hits: Sequence[Evidence] | None = None) -> list[float]:
+    """One row of `FEATURE_NAMES` for a message (pass vitals and rule hits if already computed)."""
+    vitals = vitals if vitals is not None else extract_vitals(text)
+    hits = hits if hits is not None else evaluate_rules(text, vitals)
     levels = {hit.esi_level for hit in hits}
     points = [hit.decision_point.value for hit in hits]
 

@@ -14,11 +14,13 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from triage_models.features import structured_features
 from triage_models.length import LengthPredictor
 from triage_models.linear import LinearBackend
 from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, TriageResult
 from triage_models.rules import RULES_VERSION, evaluate_rules, rules_floor
 from triage_models.text import coerce_text, truncate
+from triage_models.vitals import extract_vitals
 
 log = logging.getLogger(__name__)
 
@@ -167,9 +169,10 @@ class Triager:
     def classify(self, message: str | bytes) -> TriageResult:
         """Triage one message; empty or non-text input raises `InvalidMessageError`, anything else answers."""
         text, truncated = truncate(coerce_text(message))
-        probabilities = self.model.backend.predict_proba([text])[0]
+        vitals = extract_vitals(text)
+        evidence = evaluate_rules(text, vitals)
+        probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence))
         classifier_level = decide_level(probabilities, self.model.urgent_threshold)
-        evidence = evaluate_rules(text)
         floor = rules_floor(evidence)
         level = min(classifier_level, floor) if floor is not None else classifier_level
         return TriageResult(

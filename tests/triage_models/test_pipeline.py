@@ -123,3 +123,12 @@ def test_length_predictor_buckets_priors_and_feedback() -> None:
     for _ in range(200):
         predictor.record_outcome(5, 260)
     assert predictor.prior.distribution(5).argmax() == predictor.bucket_of(260)
+
+
+def test_the_fast_single_message_path_matches_the_pipeline(small_model: TriageModel) -> None:
+    from triage_models.features import structured_features
+
+    for text in ["he is not breathing", "twisted ankle, HR 88", "72 yo, chest pain, sweating, BP 85/50"]:
+        fast = small_model.backend.predict_one(text, structured_features(text))
+        slow = small_model.backend.predict_proba([text])[0]
+        assert np.allclose(fast, slow, atol=1e-9)
