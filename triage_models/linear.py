@@ -9,15 +9,13 @@ import joblib
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
-from scipy.optimize import minimize_scalar
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
+from triage_models.calibration import by_level, check_levels, out_of_fold, softmax
 from triage_models.features import StructuredFeatures
-from triage_models.result import ESI_LEVELS
 
 
 def build_pipeline() -> Pipeline:
@@ -38,24 +36,6 @@ def build_pipeline() -> Pipeline:
     return Pipeline([("features", features), ("classifier", model)])
 
 
-def _softmax(scores: NDArray[np.float64]) -> NDArray[np.float64]:
-    shifted = scores - scores.max(axis=1, keepdims=True)
-    exp = np.exp(shifted)
-    return np.asarray(exp / exp.sum(axis=1, keepdims=True), dtype=np.float64)
-
-
-def fit_temperature(decisions: NDArray[np.float64], labels: Sequence[int]) -> float:
-    """Temperature scaling: the T minimising the held-out negative log-likelihood of softmax(decision / T)."""
-    targets = np.asarray(labels) - 1
-
-    def nll(log_t: float) -> float:
-        probabilities = _softmax(decisions / np.exp(log_t))
-        return float(-np.log(np.clip(probabilities[np.arange(len(targets)), targets], 1e-12, None)).mean())
-
-    result = minimize_scalar(nll, bounds=(-3.0, 3.0), method="bounded")
-    return float(np.exp(result.x))
-
-
 class LinearBackend:
     """Probabilities per ESI level from the linear model, calibrated by temperature on held-out folds.
 
@@ -71,28 +51,24 @@ class LinearBackend:
         self.oof_probabilities: NDArray[np.float64] | None = None
 
     def fit(self, texts: Sequence[str], labels: Sequence[int]) -> LinearBackend:
-        missing = set(ESI_LEVELS) - set(labels)
-        if missing:
-            raise ValueError(f"training data has no example of ESI level(s) {sorted(missing)}; every level is needed")
+        check_levels(labels)
         texts_list, label_array = list(texts), np.asarray(labels)
-        counts = np.bincount(label_array, minlength=6)[1:]
-        folds = int(min(3, counts.min()))
-        decisions = np.zeros((len(texts_list), len(ESI_LEVELS)))
-        if folds >= 2:
-            splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0)
-            for train_index, test_index in splitter.split(texts_list, label_array):
-                fold = build_pipeline().fit([texts_list[i] for i in train_index], label_array[train_index])
-                decisions[test_index] = _by_level(fold, fold.decision_function([texts_list[i] for i in test_index]))
-            self.temperature = fit_temperature(decisions, labels)
+
+        def fit_fold(train_index: Sequence[int], test_index: Sequence[int]) -> NDArray[np.float64]:
+            fold = build_pipeline().fit([texts_list[i] for i in train_index], label_array[train_index])
+            return by_level(fold.classes_, fold.decision_function([texts_list[i] for i in test_index]))
+
+        self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
         self.pipeline = build_pipeline().fit(texts_list, label_array)
-        self.oof_probabilities = _softmax(decisions / self.temperature) if folds >= 2 else None
         return self
 
     def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]:
         """Rows of probabilities for ESI 1..5, in that order."""
         if self.pipeline is None:
             raise RuntimeError("the linear backend has not been trained or loaded")
-        return _softmax(_by_level(self.pipeline, self.pipeline.decision_function(list(texts))) / self.temperature)
+        return softmax(
+            by_level(self.pipeline.classes_, self.pipeline.decision_function(list(texts))) / self.temperature
+        )
 
     def predict_one(self, text: str, structured: Sequence[float]) -> NDArray[np.float64]:
         """One message's probabilities, reusing structured features already computed (the production path).
@@ -113,7 +89,7 @@ class LinearBackend:
         ).tocsr()
         model = self.pipeline.named_steps["classifier"]
         scores = np.asarray(row @ model.coef_.T).reshape(1, -1) + model.intercept_
-        probabilities: NDArray[np.float64] = _softmax(_by_level(self.pipeline, scores) / self.temperature)[0]
+        probabilities: NDArray[np.float64] = softmax(by_level(self.pipeline.classes_, scores) / self.temperature)[0]
         return probabilities
 
     def save(self, directory: Path) -> None:
@@ -124,11 +100,3 @@ class LinearBackend:
     def load(cls, directory: Path) -> LinearBackend:
         state = joblib.load(directory / "linear.joblib")
         return cls(state["pipeline"], float(state["temperature"]))
-
-
-def _by_level(pipeline: Pipeline, decisions: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Reorder decision columns to ESI 1..5 (every level is present in training by construction)."""
-    out = np.full((decisions.shape[0], len(ESI_LEVELS)), -1e9)
-    for column, level in enumerate(pipeline.classes_):
-        out[:, int(level) - 1] = decisions[:, column]
-    return out

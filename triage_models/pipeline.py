@@ -9,14 +9,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from triage_models.backends import ClassifierBackend, load_backend, new_backend
 from triage_models.features import structured_features
 from triage_models.length import LengthPredictor
-from triage_models.linear import LinearBackend
+from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
 from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, TriageResult
 from triage_models.rules import RULES_VERSION, evaluate_rules, rules_floor
 from triage_models.text import coerce_text, truncate
@@ -26,14 +27,6 @@ log = logging.getLogger(__name__)
 
 RECALL_TARGET = 0.95
 OVERTRIAGE_LIMIT = 0.35
-
-
-class Backend(Protocol):
-    """A classifier backend: probabilities for ESI 1..5 per text."""
-
-    name: str
-
-    def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]: ...
 
 
 def decide_level(probabilities: NDArray[np.float64], urgent_threshold: float) -> int:
@@ -80,7 +73,7 @@ def _default_decision_point(level: int) -> DecisionPoint:
 class TriageModel:
     """A trained classifier backend, its length predictor, the tuned threshold and where they came from."""
 
-    backend: LinearBackend
+    backend: ClassifierBackend
     length: LengthPredictor
     urgent_threshold: float = 0.5
     meta: dict[str, Any] = field(default_factory=dict)
@@ -110,9 +103,7 @@ class TriageModel:
                 f"no triage model in {directory} (meta.json missing): run `triage-dispatch triage train`"
             )
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if meta.get("backend", "linear") != "linear":
-            raise ValueError(f"model in {directory} uses backend {meta.get('backend')!r}; load it with that backend")
-        backend = LinearBackend.load(directory)
+        backend = load_backend(str(meta.get("backend", "linear")), directory)
         length = joblib.load(directory / "length.joblib")
         return cls(backend=backend, length=length, urgent_threshold=float(meta["urgent_threshold"]), meta=meta)
 
@@ -125,18 +116,20 @@ def train_model(
     source: str = "",
     tune_threshold: bool = True,
     trained_at: str = "",
+    backend: str = "linear",
+    embedding_model: str | None = None,
 ) -> TriageModel:
-    """Train the linear backend and the length predictor; tune the urgency threshold on 3-fold held-out data."""
+    """Train a classifier backend and the length predictor; tune the urgency threshold on 3-fold held-out data."""
     if len(texts) != len(labels):
         raise ValueError("texts and labels differ in length")
     bad = sorted({label for label in labels if label not in ESI_LEVELS})
     if bad:
         raise ValueError(f"labels must be ESI levels 1..5; found {bad[:5]}")
-    backend = LinearBackend().fit(texts, labels)
+    classifier = new_backend(backend, embedding_model).fit(texts, labels)
     threshold = 0.5
-    if tune_threshold and backend.oof_probabilities is not None:
+    if tune_threshold and classifier.oof_probabilities is not None:
         floors = [rules_floor(evaluate_rules(text)) for text in texts]
-        threshold = tune_urgent_threshold(backend.oof_probabilities, labels, floors)
+        threshold = tune_urgent_threshold(classifier.oof_probabilities, labels, floors)
     length = LengthPredictor()
     if answer_tokens is not None:
         length.fit(texts, labels, answer_tokens)
@@ -144,15 +137,16 @@ def train_model(
         length.fit(texts, labels, [_level_default_tokens(label) for label in labels])
     digest = hashlib.sha256("\n".join(f"{label}\t{text}" for text, label in zip(texts, labels, strict=True)).encode())
     meta = {
-        "backend": "linear",
-        "model_version": f"linear-{digest.hexdigest()[:10]}-{RULES_VERSION}",
+        "backend": backend,
+        "embedding_model": embedding_model,
+        "model_version": f"{backend}-{digest.hexdigest()[:10]}-{RULES_VERSION}",
         "rules_version": RULES_VERSION,
         "trained_on": source,
         "n": len(texts),
         "label_counts": {str(level): int(sum(1 for label in labels if label == level)) for level in ESI_LEVELS},
         "trained_at": trained_at,
     }
-    return TriageModel(backend=backend, length=length, urgent_threshold=threshold, meta=meta)
+    return TriageModel(backend=classifier, length=length, urgent_threshold=threshold, meta=meta)
 
 
 def _level_default_tokens(level: int) -> int:
@@ -161,10 +155,15 @@ def _level_default_tokens(level: int) -> int:
 
 
 class Triager:
-    """Classifies messages: the final level is the more urgent of the classifier's and the red-flag rules'."""
+    """Classifies messages: the final level is the more urgent of the classifier's and the red-flag rules'.
 
-    def __init__(self, model: TriageModel) -> None:
+    With an `llm` classifier the model's validated answer sets the classifier level; if it fails in any way the
+    trained backend's level is used instead and the result says so in `notes`.
+    """
+
+    def __init__(self, model: TriageModel, llm: LLMClassifier | None = None) -> None:
         self.model = model
+        self.llm = llm
 
     def classify(self, message: str | bytes) -> TriageResult:
         """Triage one message; empty or non-text input raises `InvalidMessageError`, anything else answers."""
@@ -173,6 +172,14 @@ class Triager:
         evidence = evaluate_rules(text, vitals)
         probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence))
         classifier_level = decide_level(probabilities, self.model.urgent_threshold)
+        backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
+        if self.llm is not None:
+            try:
+                classifier_level = self.llm.classify(text).esi_level
+                backend = self.llm.name
+            except Exception as error:  # any failure of the model falls back, never to "no level"
+                log.warning("llm triage failed, using %s: %s", backend, error)
+                notes.append(f"llm backend failed ({type(error).__name__}: {error}); used {backend}")
         floor = rules_floor(evidence)
         level = min(classifier_level, floor) if floor is not None else classifier_level
         return TriageResult(
@@ -182,9 +189,9 @@ class Triager:
             decision_point=_decision_point(level, evidence),
             evidence=tuple(evidence),
             predicted_output_tokens=self.model.length.predict(text, level),
-            model_version=self.model.version,
-            backend=self.model.backend.name,
-            notes=("message truncated for classification",) if truncated else (),
+            model_version=self.model.version if backend != "llm" else f"{LLM_PROMPT_VERSION}+{self.model.version}",
+            backend=backend,
+            notes=tuple(notes),
         )
 
     def classify_timed(self, messages: Sequence[str]) -> tuple[list[TriageResult], list[float]]:

@@ -13,7 +13,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from triage_models.embedding import EmbeddingModelError
 from triage_models.generator import write_csv
+from triage_models.llm import LLMClassifier, TransformersGenerator
 from triage_models.metrics import triage_metrics
 from triage_models.pipeline import TriageModel, Triager, train_model
 from triage_models.store import (
@@ -39,6 +41,16 @@ class DataFormat(StrEnum):
 
 class BackendName(StrEnum):
     linear = "linear"
+    embedding = "embedding"
+
+
+def _llm(llm_model: Path | None) -> LLMClassifier | None:
+    if llm_model is None:
+        return None
+    try:
+        return LLMClassifier(TransformersGenerator(llm_model))
+    except (OSError, ValueError) as error:
+        raise typer.BadParameter(f"cannot load the instruct model: {error}", param_hint="--llm-model") from error
 
 
 def _load_model(model: Path | None) -> TriageModel:
@@ -71,10 +83,13 @@ def _read(
 def classify(
     text: Annotated[str, typer.Argument(help="The message, as the call-taker or transcription has it.")],
     model: Annotated[Path | None, typer.Option(help="Model directory (default: the trained default).")] = None,
+    llm_model: Annotated[
+        Path | None, typer.Option(help="Use the llm backend with this local instruct model (falls back on failure).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
     """Estimate the ESI level and the answer length of one message."""
-    triager = Triager(_load_model(model))
+    triager = Triager(_load_model(model), llm=_llm(llm_model))
     try:
         result = triager.classify(text)
     except InvalidMessageError as error:
@@ -102,6 +117,9 @@ def train(
     data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, or KTAS records.")] = DataFormat.plain,
     generated: Annotated[int, typer.Option(help="Add this many generated messages (0 = none).")] = 0,
     backend: Annotated[BackendName, typer.Option(help="Classifier backend.")] = BackendName.linear,
+    embedding_model: Annotated[
+        str | None, typer.Option(help="sentence-transformers model (path or hub id) for --backend embedding.")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Where to write the model (default: the default model).")] = None,
 ) -> None:
     """Train a model from a centre's own CSV (and/or generated messages) and save it."""
@@ -120,8 +138,10 @@ def train(
             labelled.answer_tokens,
             source=source,
             trained_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            backend=backend.value,
+            embedding_model=embedding_model,
         )
-    except ValueError as error:
+    except (ValueError, EmbeddingModelError) as error:
         raise typer.BadParameter(str(error), param_hint="--data") from error
     target = out or default_model_dir()
     model.save(target)
@@ -138,11 +158,20 @@ def evaluate(
     label_column: Annotated[str | None, typer.Option(help="Column holding the ESI level 1..5.")] = None,
     data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, or KTAS records.")] = DataFormat.plain,
     model: Annotated[Path | None, typer.Option(help="Model directory (default: the trained default).")] = None,
+    llm_model: Annotated[Path | None, typer.Option(help="Evaluate the llm backend with this instruct model.")] = None,
+    urgent_threshold: Annotated[
+        float | None, typer.Option(help="Override the model's P(ESI 1-2) threshold (to chart operating points).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as one JSON object.")] = False,
 ) -> None:
     """Agreement, under-/over-triage, ESI 1-2 recall, kappa, confusion and latency on labelled data."""
     labelled = _read(data, data_format, text_column, label_column)
-    triager = Triager(_load_model(model))
+    loaded = _load_model(model)
+    if urgent_threshold is not None:
+        if not 0.0 < urgent_threshold <= 1.0:
+            raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
+        loaded.urgent_threshold = urgent_threshold
+    triager = Triager(loaded, llm=_llm(llm_model))
     results, latencies = triager.classify_timed(labelled.texts)
     metrics = triage_metrics(labelled.labels, [result.esi_level for result in results], latencies)
     if as_json:

@@ -1,0 +1,74 @@
+"""Tests for `triage-dispatch triage ...` through the real Typer app."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+
+runner = CliRunner()
+
+
+def test_classify_json_gives_level_evidence_and_length(small_model_dir: Path) -> None:
+    result = runner.invoke(
+        cli, ["triage", "classify", "he is not breathing and has no pulse", "--model", str(small_model_dir), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["esi_level"] == 1 and data["decision_point"] == "A"
+    assert {hit["rule_id"] for hit in data["evidence"]} >= {"A-NOT-BREATHING", "A-NO-PULSE"}
+    assert data["predicted_output_tokens"] > 0 and set(data["probabilities"]) == {"1", "2", "3", "4", "5"}
+
+
+def test_classify_refuses_an_empty_message(small_model_dir: Path) -> None:
+    result = runner.invoke(cli, ["triage", "classify", "   ", "--model", str(small_model_dir)])
+    assert result.exit_code == 2
+    assert "nothing to triage" in result.output
+
+
+def test_classify_with_a_missing_model_directory_is_a_usage_error(tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["triage", "classify", "chest pain", "--model", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert "meta.json missing" in result.output
+
+
+def test_generate_train_and_eval_round_trip(tmp_path: Path) -> None:
+    data = tmp_path / "history.csv"
+    generated = runner.invoke(cli, ["triage", "generate", "--out", str(data), "--count", "300", "--seed", "2"])
+    assert generated.exit_code == 0, generated.output
+    model_dir = tmp_path / "model"
+    trained = runner.invoke(
+        cli,
+        ["triage", "train", "--data", str(data), "--text-column", "text", "--label-column", "esi_level",
+         "--length-column", "answer_tokens", "--out", str(model_dir)],
+    )  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    assert json.loads((model_dir / "meta.json").read_text())["n"] == 300
+    evaluated = runner.invoke(
+        cli,
+        ["triage", "eval", "--data", str(data), "--text-column", "text", "--label-column", "esi_level",
+         "--model", str(model_dir), "--json"],
+    )  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    metrics = json.loads(evaluated.stdout)
+    assert metrics["n"] == 300
+    assert set(metrics) == {
+        "n", "exact", "within_one", "quadratic_kappa", "undertriage_rate", "esi12_recall", "overtriage_rate",
+        "confusion", "p50_ms", "p99_ms",
+    }  # fmt: skip
+    assert sum(map(sum, metrics["confusion"])) == 300
+
+
+def test_train_names_the_missing_column(tmp_path: Path) -> None:
+    data = tmp_path / "history.csv"
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["message", "acuity"], ["chest pain", "2"]])
+    result = runner.invoke(
+        cli, ["triage", "train", "--data", str(data), "--text-column", "text", "--label-column", "acuity"]
+    )
+    assert result.exit_code == 2
+    assert "no column 'text'" in result.output

@@ -1,0 +1,88 @@
+"""Tiny models built locally for tests: a random-weight BERT with a WordPiece tokenizer trained on our own text.
+
+They go through the same loading code as a real model (a directory of config, weights and tokenizer files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from triage_models.generator import generate
+
+
+def build_tiny_sentence_transformer(directory: Path) -> Path:
+    """A sentence-transformers model directory: 2-layer, 32-wide BERT plus mean pooling."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers
+    from tokenizers.models import WordPiece
+    from tokenizers.trainers import WordPieceTrainer
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    corpus = [message.text for message in generate(400, seed=5)]
+    tokenizer = Tokenizer(WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = WordPieceTrainer(vocab_size=600, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    tokenizer.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+    bert_dir = directory / "bert"
+    config = BertConfig(
+        vocab_size=tokenizer.get_vocab_size(),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=256,
+    )
+    BertModel(config).save_pretrained(bert_dir)
+    fast.save_pretrained(bert_dir)
+    transformer = Transformer(str(bert_dir), max_seq_length=128)
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
+    out = directory / "sentence-model"
+    SentenceTransformer(modules=[transformer, pooling], device="cpu").save(str(out))
+    return out
+
+
+def build_tiny_llama(directory: Path) -> Path:
+    """A causal LM directory: 2-layer, 32-wide Llama with random weights and a byte-level BPE tokenizer."""
+    import torch
+    from tokenizers import Tokenizer, decoders, pre_tokenizers
+    from tokenizers.models import BPE
+    from tokenizers.trainers import BpeTrainer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    corpus = [message.text for message in generate(400, seed=6)] + ['{"esi_level": 3, "decision_point": "C"}']
+    tokenizer = Tokenizer(BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = BpeTrainer(vocab_size=800, special_tokens=["<unk>", "<s>", "</s>", "<pad>"])
+    tokenizer.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>", eos_token="</s>", pad_token="<pad>"
+    )
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=tokenizer.get_vocab_size(),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        initializer_range=0.3,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+    )
+    out = directory / "tiny-llama"
+    LlamaForCausalLM(config).save_pretrained(out)
+    fast.save_pretrained(out)
+    return out
