@@ -34,6 +34,8 @@ class KtasCase:
 
     text: str
     esi_level: int
+    nurse_level: int | None = None
+    """The triage nurse's KTAS level (KTAS_RN): a reference to compare with, never an input."""
 
 
 def _number(value: str) -> float | None:
@@ -91,5 +93,7 @@ def load_ktas(path: Path) -> list[KtasCase]:
         label = _number(row.get("KTAS_expert", ""))
         if label is None or int(label) not in (1, 2, 3, 4, 5):
             continue
-        cases.append(KtasCase(text=build_message(row), esi_level=int(label)))
+        nurse = _number(row.get("KTAS_RN", ""))
+        nurse_level = int(nurse) if nurse is not None and int(nurse) in (1, 2, 3, 4, 5) else None
+        cases.append(KtasCase(text=build_message(row), esi_level=int(label), nurse_level=nurse_level))
     return cases

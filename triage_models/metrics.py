@@ -28,17 +28,22 @@ class TriageMetrics:
     p99_ms: float
 
     def to_json(self) -> dict[str, Any]:
+        """Plain JSON: a figure that does not exist (latency of a reference, recall with no ESI 1-2) is null."""
+
+        def figure(value: float) -> float | None:
+            return None if math.isnan(value) else value
+
         return {
             "n": self.n,
-            "exact": self.exact,
-            "within_one": self.within_one,
-            "quadratic_kappa": self.quadratic_kappa,
-            "undertriage_rate": self.undertriage_rate,
-            "esi12_recall": self.esi12_recall,
-            "overtriage_rate": self.overtriage_rate,
+            "exact": figure(self.exact),
+            "within_one": figure(self.within_one),
+            "quadratic_kappa": figure(self.quadratic_kappa),
+            "undertriage_rate": figure(self.undertriage_rate),
+            "esi12_recall": figure(self.esi12_recall),
+            "overtriage_rate": figure(self.overtriage_rate),
             "confusion": self.confusion,
-            "p50_ms": self.p50_ms,
-            "p99_ms": self.p99_ms,
+            "p50_ms": figure(self.p50_ms),
+            "p99_ms": figure(self.p99_ms),
         }
 
 

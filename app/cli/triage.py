@@ -15,6 +15,7 @@ from rich.table import Table
 
 from triage_models.embedding import EmbeddingModelError
 from triage_models.generator import write_csv
+from triage_models.ktas import load_ktas
 from triage_models.llm import LLMClassifier, TransformersGenerator
 from triage_models.metrics import triage_metrics
 from triage_models.pipeline import TriageModel, Triager, train_model
@@ -37,6 +38,12 @@ _err = Console(stderr=True)
 class DataFormat(StrEnum):
     plain = "plain"
     ktas = "ktas"
+
+
+class Reference(StrEnum):
+    model = "model"
+    nurse = "nurse"
+    constant = "constant"
 
 
 class BackendName(StrEnum):
@@ -162,18 +169,32 @@ def evaluate(
     urgent_threshold: Annotated[
         float | None, typer.Option(help="Override the model's P(ESI 1-2) threshold (to chart operating points).")
     ] = None,
+    reference: Annotated[
+        Reference, typer.Option(help="Score the model, the KTAS nurse's own levels, or a constant level.")
+    ] = Reference.model,
+    constant_level: Annotated[int, typer.Option(help="The level predicted by --reference constant.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as one JSON object.")] = False,
 ) -> None:
     """Agreement, under-/over-triage, ESI 1-2 recall, kappa, confusion and latency on labelled data."""
     labelled = _read(data, data_format, text_column, label_column)
-    loaded = _load_model(model)
-    if urgent_threshold is not None:
-        if not 0.0 < urgent_threshold <= 1.0:
-            raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
-        loaded.urgent_threshold = urgent_threshold
-    triager = Triager(loaded, llm=_llm(llm_model))
-    results, latencies = triager.classify_timed(labelled.texts)
-    metrics = triage_metrics(labelled.labels, [result.esi_level for result in results], latencies)
+    if reference is Reference.nurse:
+        if data_format is not DataFormat.ktas:
+            raise typer.BadParameter("--reference nurse needs --format ktas (the KTAS_RN column)")
+        cases = [case for case in load_ktas(data) if case.nurse_level is not None]
+        metrics = triage_metrics([c.esi_level for c in cases], [c.nurse_level or 0 for c in cases])
+    elif reference is Reference.constant:
+        if constant_level not in (1, 2, 3, 4, 5):
+            raise typer.BadParameter("--constant-level must be 1..5")
+        metrics = triage_metrics(labelled.labels, [constant_level] * len(labelled.labels))
+    else:
+        loaded = _load_model(model)
+        if urgent_threshold is not None:
+            if not 0.0 < urgent_threshold <= 1.0:
+                raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
+            loaded.urgent_threshold = urgent_threshold
+        triager = Triager(loaded, llm=_llm(llm_model))
+        results, latencies = triager.classify_timed(labelled.texts)
+        metrics = triage_metrics(labelled.labels, [result.esi_level for result in results], latencies)
     if as_json:
         typer.echo(json.dumps(metrics.to_json()))
         return

@@ -72,3 +72,17 @@ def test_train_names_the_missing_column(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "no column 'text'" in result.output
+
+
+def test_eval_scores_a_constant_reference_as_plain_json(tmp_path: Path) -> None:
+    data = tmp_path / "history.csv"
+    with data.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["text", "esi"], ["a", "1"], ["b", "4"], ["c", "5"]])
+    result = runner.invoke(
+        cli,
+        ["triage", "eval", "--data", str(data), "--text-column", "text", "--label-column", "esi",
+         "--reference", "constant", "--constant-level", "4", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)  # strict JSON: no NaN
+    assert (metrics["exact"], metrics["esi12_recall"], metrics["p99_ms"]) == (1 / 3, 0.0, None)
