@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -14,8 +15,8 @@ from triage_models.rules import DANGER_SPO2, evaluate_rules
 from triage_models.vitals import Vitals, extract_vitals
 
 FEATURE_NAMES = (
-    "rule_level_1",
-    "rule_level_2",
+    "rule_floor_1",
+    "rule_floor_2",
     "rule_count_a",
     "rule_count_b",
     "rule_count_d",
@@ -44,7 +45,7 @@ def structured_features(text: str, vitals: Vitals | None = None, hits: Sequence[
     """One row of `FEATURE_NAMES` for a message (pass vitals and rule hits if already computed)."""
     vitals = vitals if vitals is not None else extract_vitals(text)
     hits = hits if hits is not None else evaluate_rules(text, vitals)
-    levels = {hit.esi_level for hit in hits}
+    levels = {hit.esi_level for hit in hits if hit.floor}
     points = [hit.decision_point.value for hit in hits]
 
     def value(reading: Any) -> float | None:
@@ -81,6 +82,12 @@ def structured_features(text: str, vitals: Vitals | None = None, hits: Sequence[
     ]
 
 
+@functools.lru_cache(maxsize=65_536)
+def cached_structured_features(text: str) -> tuple[float, ...]:
+    """`structured_features` memoised by text: training reads each message once per fold, rules are the cost."""
+    return tuple(structured_features(text))
+
+
 class StructuredFeatures(BaseEstimator, TransformerMixin):  # type: ignore[misc]
     """scikit-learn transformer: texts -> `structured_features` rows (stateless)."""
 
@@ -88,7 +95,7 @@ class StructuredFeatures(BaseEstimator, TransformerMixin):  # type: ignore[misc]
         return self
 
     def transform(self, texts: Iterable[str]) -> NDArray[np.float64]:
-        return np.array([structured_features(text) for text in texts], dtype=np.float64)
+        return np.array([cached_structured_features(text) for text in texts], dtype=np.float64)
 
     def get_feature_names_out(self, input_features: Any = None) -> NDArray[np.str_]:
         return np.array(FEATURE_NAMES)

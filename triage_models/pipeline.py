@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from triage_models.backends import ClassifierBackend, load_backend, new_backend
-from triage_models.features import structured_features
+from triage_models.features import cached_structured_features, structured_features
 from triage_models.length import LengthPredictor
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
 from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, TriageResult
@@ -128,7 +128,9 @@ def train_model(
     classifier = new_backend(backend, embedding_model).fit(texts, labels)
     threshold = 0.5
     if tune_threshold and classifier.oof_probabilities is not None:
-        floors = [rules_floor(evaluate_rules(text)) for text in texts]
+        # Feature 0 and 1 of the structured row say whether a level-1 / level-2 floor rule fired.
+        rows = [cached_structured_features(text) for text in texts]
+        floors = [1 if row[0] else 2 if row[1] else None for row in rows]
         threshold = tune_urgent_threshold(classifier.oof_probabilities, labels, floors)
     length = LengthPredictor()
     if answer_tokens is not None:

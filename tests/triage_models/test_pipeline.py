@@ -132,3 +132,13 @@ def test_the_fast_single_message_path_matches_the_pipeline(small_model: TriageMo
         fast = small_model.backend.predict_one(text, structured_features(text))
         slow = small_model.backend.predict_proba([text])[0]
         assert np.allclose(fast, slow, atol=1e-9)
+
+
+def test_structured_floor_flags_agree_with_the_rules_floor() -> None:
+    from triage_models.features import FEATURE_NAMES, structured_features
+    from triage_models.rules import evaluate_rules, rules_floor
+
+    assert FEATURE_NAMES[:2] == ("rule_floor_1", "rule_floor_2")
+    for text in ["not breathing", "chest pain, 60 yo, sweating", "HR 120, pain 9/10", "sore throat"]:
+        row = structured_features(text)
+        assert (1 if row[0] else 2 if row[1] else None) == rules_floor(evaluate_rules(text))
