@@ -38,16 +38,30 @@ POSITIVE: dict[str, list[str]] = {
     "B-ANAPHYLAXIS-RISK": ["allergic reaction with lip swelling after a bee sting"],
 }
 NEGATED: dict[str, list[str]] = {
+    "A-NOT-BREATHING": ["he is not gasping", "no agonal breathing"],
+    "A-NO-PULSE": ["no cardiac arrest, he is talking", "denies cardiac arrest history"],
     "A-SEVERE-BLEEDING": ["she is not bleeding heavily", "no severe bleeding"],
     "A-UNRESPONSIVE": ["he is not unconscious, talking to me", "denies being unresponsive at any time"],
     "A-CHOKING": ["she is not choking"],
+    "A-ANAPHYLAXIS": ["no anaphylaxis, just an itchy rash", "denies throat swelling"],
+    "A-SEIZURE-ONGOING": ["no status epilepticus, seizure stopped"],
+    "A-HANGING-DROWNING": ["not drowning, he got out of the pool himself"],
     "B-CHEST-PAIN-RISK": ["58 year old, denies chest pain, sweating after a run", "no chest pain, nauseous"],
     "B-STROKE-SIGNS": ["no facial droop, no slurred speech"],
-    "B-SUICIDAL": ["denies suicidal thoughts"],
-    "B-ALTERED-MENTAL-STATUS": ["she is not confused", "alert, not disoriented"],
     "B-GI-BLEEDING": ["no vomiting blood", "denies black stools"],
-    "B-OVERDOSE-POISONING": ["no overdose suspected"],
+    "B-SUICIDAL": ["denies suicidal thoughts"],
+    "B-VIOLENCE-THREAT": ["he is not threatening to kill anyone"],
+    "B-PENETRATING-TRAUMA": ["he was not stabbed, he tripped", "not shot"],
+    "B-ALTERED-MENTAL-STATUS": ["she is not confused", "alert, not disoriented"],
+    "B-RESPIRATORY-DISTRESS": ["no respiratory distress, breathing fine"],
     "B-SEVERE-PAIN": ["no severe pain"],
+    "B-OVERDOSE-POISONING": ["no overdose suspected"],
+    "B-OBSTETRIC": ["not crowning yet, contractions ten minutes apart"],
+    "B-HEAD-INJURY-RISK": ["hit his head, not on blood thinners, no loss of consciousness, no vomiting"],
+    "B-MAJOR-BURN": ["no smoke inhalation, small burn on a finger"],
+    "B-SEPSIS-NEUTROPENIA": ["no fever, she is on chemo"],
+    "B-HYPOGLYCEMIA-DKA": ["no low blood sugar, he checked"],
+    "B-ANAPHYLAXIS-RISK": ["no hives, no swelling, a bee sting"],
 }
 
 
@@ -65,9 +79,9 @@ def test_rule_does_not_fire_when_negated(rule_id: str, text: str) -> None:
     assert rule_id not in fired(text)
 
 
-def test_every_phrase_rule_has_positive_examples() -> None:
+def test_every_phrase_rule_has_positive_and_negated_examples() -> None:
     phrase_rules = {rule for rule in RULE_IDS if not rule.startswith(("D-", "A-EXTREME", "B-PAIN-SCORE"))}
-    assert phrase_rules == set(POSITIVE)
+    assert phrase_rules == set(POSITIVE) == set(NEGATED)
 
 
 def test_a_negative_form_red_flag_does_not_negate_the_next_one() -> None:
