@@ -54,10 +54,23 @@ class LLMVerdict:
     rationale: str
 
 
+_TAG = re.compile(r"<\s*(/?)\s*call\s*>", re.IGNORECASE)
+
+
 def build_prompt(message: str) -> str:
-    """The versioned prompt with the message quoted (tags inside the message are neutralised)."""
-    quoted = message.replace("<call>", "(call)").replace("</call>", "(/call)")
+    """The versioned prompt with the message quoted (call tags inside the message, any case, are neutralised)."""
+    quoted = _TAG.sub(lambda match: f"({match.group(1)}call)", message)
     return _PROMPT.format(message=quoted)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise LLMOutputError(f"answer repeats a field: {sorted(keys)}")
+    return dict(pairs)
+
+
+_LEVELS_OF_POINT = {DecisionPoint.A: {1}, DecisionPoint.B: {2}, DecisionPoint.D: {2}, DecisionPoint.C: {3, 4, 5}}
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -70,7 +83,7 @@ def parse_verdict(raw: str) -> LLMVerdict:
     if fenced:
         text = fenced.group(1)
     try:
-        data: Any = json.loads(text)
+        data: Any = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as error:
         raise LLMOutputError(f"answer is not JSON: {error.msg}") from None
     if not isinstance(data, dict):
@@ -84,6 +97,8 @@ def parse_verdict(raw: str) -> LLMVerdict:
         point = DecisionPoint(data["decision_point"])
     except ValueError:
         raise LLMOutputError(f"decision_point must be A, B, C or D, got {data['decision_point']!r}") from None
+    if level not in _LEVELS_OF_POINT[point]:
+        raise LLMOutputError(f"decision point {point.value} does not go with ESI {level}")
     rationale = data["rationale"]
     if not isinstance(rationale, str) or len(rationale) > 500:
         raise LLMOutputError("rationale must be a string of at most 500 characters")

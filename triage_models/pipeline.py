@@ -20,7 +20,7 @@ from triage_models.length import LengthPredictor
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
 from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, TriageResult
 from triage_models.rules import RULES_VERSION, evaluate_rules, rules_floor
-from triage_models.text import coerce_text, truncate
+from triage_models.text import MAX_RULES_CHARS, coerce_text, truncate
 from triage_models.vitals import extract_vitals
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,8 @@ class TriageModel:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         backend = load_backend(str(meta.get("backend", "linear")), directory)
         length = joblib.load(directory / "length.joblib")
-        return cls(backend=backend, length=length, urgent_threshold=float(meta["urgent_threshold"]), meta=meta)
+        threshold = float(meta.get("urgent_threshold", 0.5))
+        return cls(backend=backend, length=length, urgent_threshold=threshold, meta=meta)
 
 
 def train_model(
@@ -169,15 +170,21 @@ class Triager:
 
     def classify(self, message: str | bytes) -> TriageResult:
         """Triage one message; empty or non-text input raises `InvalidMessageError`, anything else answers."""
-        text, truncated = truncate(coerce_text(message))
-        vitals = extract_vitals(text)
-        evidence = evaluate_rules(text, vitals)
+        full, rules_truncated = truncate(coerce_text(message), MAX_RULES_CHARS)
+        text, truncated = truncate(full)
+        # The rules read the whole message (up to the intake limit), the classifier its head.
+        vitals = extract_vitals(full)
+        evidence = evaluate_rules(full, vitals)
         probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence))
         classifier_level = decide_level(probabilities, self.model.urgent_threshold)
         backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
+        if rules_truncated:
+            notes.append(f"red-flag rules read the first {MAX_RULES_CHARS} characters only")
         if self.llm is not None:
             try:
-                classifier_level = self.llm.classify(text).esi_level
+                # The model may make the level more urgent than the trained classifier's, never less: a
+                # message that talks the model into "ESI 5" cannot lower urgency.
+                classifier_level = min(self.llm.classify(text).esi_level, classifier_level)
                 backend = self.llm.name
             except Exception as error:  # any failure of the model falls back, never to "no level"
                 log.warning("llm triage failed, using %s: %s", backend, error)

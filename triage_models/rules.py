@@ -16,7 +16,7 @@ from triage_models.result import DecisionPoint, Evidence
 from triage_models.text import is_negated
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
-RULES_VERSION = "rules-2026.11.1"
+RULES_VERSION = "rules-2026.11.2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +31,12 @@ class PhraseRule:
     context: tuple[str, ...] = ()
 
     def compiled(self) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
-        return (
-            [re.compile(pattern, re.IGNORECASE) for pattern in self.patterns],
-            [re.compile(pattern, re.IGNORECASE) for pattern in self.context],
-        )
+        return ([_compile(pattern) for pattern in self.patterns], [_compile(pattern) for pattern in self.context])
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    """Case-insensitive, and contractions match with or without the apostrophe ("cant breathe", "wont wake")."""
+    return re.compile(pattern.replace("n't", "n'?t").replace("'s ", "'?s "), re.IGNORECASE)
 
 
 A, B = DecisionPoint.A, DecisionPoint.B
@@ -47,6 +49,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "Not breathing or agonal breathing",
         (
             r"\bnot breathing\b",
+            r"\bno longer breathing\b",
+            r"\bnot (?:moving|responding|conscious|awake) (?:or|nor|and not) breathing\b",
+            r"\b(?:hasn't|has not|haven't|have not) been breathing\b",
             r"\b(?:isn't|is not|wasn't|stopped|stop) breathing\b",
             r"\bno (?:breathing|respirations?)\b",
             r"\bapn(?:o|e)ic\b",
@@ -68,7 +73,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:doing|started|performing|giving|in progress|ongoing) cpr\b",
             r"\bcpr (?:in progress|ongoing|started|being done)\b",
             r"\bcode blue\b",
-            r"\bcan't find a pulse\b",
+            r"\bcan't (?:find|feel|get) (?:a|his|her|their|any) pulse\b",
+            r"\b(?:doesn't|does not|don't|do not) have a pulse\b",
+            r"\bno (?:heartbeat|heart beat|signs of life)\b",
+            r"\b(?:he|she|they)'s dead\b|\b(?:he|she) is dead\b|\bi think (?:he|she)'s dead\b",
             r"\bheart (?:has )?stopped\b",
         ),
     ),
@@ -81,7 +89,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bunresponsive\b",
             r"\bunconscious\b",
             r"\b(?:won't|will not|can't|cannot|doesn't|does not) (?:wake up|be woken|be roused|respond)\b",
-            r"\bnot (?:responding|waking up|rousable|arousable)\b",
+            r"\bnot (?:responding|responsive|conscious|waking(?: up)?|rousable|arousable)\b",
+            r"\bcan't (?:wake|rouse) (?:him|her|them)(?: up)?\b",
             r"\bno response to (?:voice|pain|stimuli)\b",
             r"\bunarousable\b",
             r"\b(?:responds?|responding|reacts?) only to pain\b",
@@ -111,6 +120,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         (
             r"\b(?:severe|heavy|massive|uncontrolled|uncontrollable|profuse) bleeding\b",
             r"\bbleeding (?:heavily|profusely|badly|a lot|everywhere|out)\b",
+            r"\bbleeding (?:really|very|so) (?:bad|badly|heavily|much)\b",
             r"\bwon't stop bleeding\b",
             r"\bspurting\b",
             r"\bblood everywhere\b",
@@ -142,6 +152,17 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bseizure (?:won't|will not|hasn't|has not) stop",
             r"\b(?:seizing|convulsing) (?:continuously|nonstop|non-stop|for (?:over )?\d+ minutes)\b",
             r"\b(?:seizing|convulsing)\b[^.]{0,30}\b(?:won't|will not) stop\b",
+        ),
+    ),
+    PhraseRule(
+        "B-SEIZURE",
+        2,
+        B,
+        "Seizure now or just now",
+        (
+            r"\bhaving a seizure\b|\b(?:is |are )?seizing\b|\bconvuls(?:ing|ions?)\b",
+            r"\b(?:had|has had) (?:a|another) seizure\b",
+            r"\bfitting\b",
         ),
     ),
     PhraseRule(
@@ -279,6 +300,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:very )?(?:drowsy|hard to wake|difficult to rouse)\b",
             r"\bin and out of consciousness\b",
             r"\bpassed out\b|\bfainted\b|\bsyncop",
+            r"\bcollapsed\b",
             r"\b(?:responds?|responding) (?:only )?to voice\b",
         ),
     ),
@@ -386,7 +408,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         B,
         "Diabetic emergency",
         (
-            r"\b(?:blood sugar|glucose|bgl|bg)\s*(?:is|of|at|was|:)?\s*(?:[1-4]\d|[1-9])\b",
+            r"\b(?:blood sugar|glucose|bgl|bg)\s*(?:(?:is|of|at|was|:)\s*)?(?:[1-4]\d|[1-9])\b",
             r"\b(?:very )?low (?:blood )?sugar\b",
             r"\bsugar (?:is |was )?(?:very |really |extremely )?low\b",
             r"\bhypoglyc",
@@ -473,13 +495,16 @@ def _vital_rules(vitals: Vitals) -> list[Evidence]:
         (vitals.gcs, lambda v: v <= 13, lambda v: v <= 8, "D-GCS", "Glasgow coma scale"),
         (
             vitals.temperature_c,
-            lambda v: (age is not None and age < 0.08 and v >= 38.0) or v >= 40.0 or v < 35.0,
+            lambda v: v >= 40.0 or v < 35.0,
             lambda v: v < 32.0 or v >= 41.5,
             "D-TEMPERATURE",
             "temperature",
         ),
         (vitals.pain_score, lambda v: v >= 7, lambda v: False, "B-PAIN-SCORE", "pain score"),
     ]
+    temperature = vitals.temperature_c
+    if temperature is not None and age is not None and age < 0.08 and temperature.value >= 38.0:
+        hits.append(_evidence("B-NEONATAL-FEVER", 2, DecisionPoint.B, "fever in a baby under 28 days", temperature))
     for reading, danger, extreme, rule_id, name in checks:
         if reading is None:
             continue
@@ -499,10 +524,10 @@ _NEGATIVE_FORM = re.compile(
     r"\b(?:no|not|isn't|is not|wasn't|won't|will not|can't|cannot|doesn't|does not|stopped)\b", re.I
 )
 _SELF_NEGATED = [
-    pattern
-    for _, patterns, _ in _COMPILED
-    for pattern in patterns
-    if _NEGATIVE_FORM.search(pattern.pattern.replace("\\b", " ").replace("(?:", " "))
+    compiled
+    for rule, patterns, _ in _COMPILED
+    for raw, compiled in zip(rule.patterns, patterns, strict=True)
+    if _NEGATIVE_FORM.search(raw.replace("\\b", " ").replace("(?:", " "))
 ]
 
 
@@ -513,10 +538,12 @@ def _mask_negative_red_flags(text: str) -> str:
     return masked
 
 
-def _first_unnegated(patterns: list[re.Pattern[str]], text: str, masked: str) -> re.Match[str] | None:
+def _first_unnegated(
+    patterns: list[re.Pattern[str]], text: str, masked: str, window_words: int = 6
+) -> re.Match[str] | None:
     for pattern in patterns:
         for match in pattern.finditer(text):
-            if not is_negated(masked, match.start()):
+            if not is_negated(masked, match.start(), window_words):
                 return match
     return None
 
@@ -526,7 +553,8 @@ def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
     hits: list[Evidence] = []
     masked = _mask_negative_red_flags(text)
     for rule, patterns, context in _COMPILED:
-        match = _first_unnegated(patterns, text, masked)
+        # A life threat is only taken as negated by a negation right before it ("not choking", "no agonal").
+        match = _first_unnegated(patterns, text, masked, 3 if rule.esi_level == 1 else 6)
         if match is None:
             continue
         if context and _first_unnegated(context, text, masked) is None:
@@ -561,4 +589,5 @@ RULE_IDS = (
     "D-GCS",
     "D-TEMPERATURE",
     "B-PAIN-SCORE",
+    "B-NEONATAL-FEVER",
 )

@@ -13,6 +13,7 @@ from triage_models.generator import GENERATOR_VERSION, generate
 from triage_models.ktas import load_ktas
 from triage_models.pipeline import TriageModel, train_model
 from triage_models.rules import RULES_VERSION
+from triage_models.text import InvalidMessageError, coerce_text
 
 log = logging.getLogger(__name__)
 
@@ -88,14 +89,22 @@ def read_labelled_csv(
                 raise DataError(f"{path}:{line}: empty {text_column!r}")
             try:
                 label = int(float(raw_label))
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise DataError(f"{path}:{line}: label {raw_label!r} is not an ESI level 1..5") from None
+            try:
+                text = coerce_text(text)
+            except InvalidMessageError as error:
+                raise DataError(f"{path}:{line}: {error}") from None
             if label not in (1, 2, 3, 4, 5):
                 raise DataError(f"{path}:{line}: label {label} is not an ESI level 1..5")
             texts.append(text)
             labels.append(label)
             if length_column:
-                lengths.append(int(float(row.get(length_column) or 0)))
+                raw_length = (row.get(length_column) or "").strip()
+                try:
+                    lengths.append(max(1, int(float(raw_length))))
+                except (ValueError, OverflowError):
+                    raise DataError(f"{path}:{line}: answer length {raw_length!r} is not a token count") from None
     if not texts:
         raise DataError(f"{path}: no rows")
     return LabelledData(texts, labels, lengths if length_column else None)

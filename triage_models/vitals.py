@@ -34,53 +34,54 @@ class Vitals:
     readings: dict[str, Reading] = field(default_factory=dict)
 
 
+# "HR is 120", "sats are 91", "BP: 80/50". One optional linking word after the whitespace, never two optional
+# whitespace runs in a row: those backtrack quadratically on long runs of spaces.
+_LINK = r"\s*(?:(?:is|are|of|at|was|were|=|:)\s*)?"
+
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [
-        re.compile(r"\b(?:hr|heart rate|pulse(?: rate)?|p)\s*(?:is|of|at|was|=|:)?\s*" + _NUMBER + r"\b", re.I),
+        re.compile(r"(?<![/\w])(?:hr|heart rate|pulse(?: rate)?|p)" + _LINK + _NUMBER + r"\b", re.I),
         re.compile(_NUMBER + r"\s*(?:bpm|beats (?:per|a) minute)\b", re.I),
     ],
     "respiratory_rate": [
-        re.compile(
-            r"\b(?:rr|resp(?:iratory)?(?: rate)?|respirations|breathing rate)\s*(?:is|of|at|was|=|:)?\s*"
-            + _NUMBER
-            + r"\b",
-            re.I,
-        ),
+        re.compile(r"\b(?:rr|resp(?:iratory)?(?: rate)?|respirations|breathing rate)" + _LINK + _NUMBER + r"\b", re.I),
         re.compile(_NUMBER + r"\s*(?:breaths?|respirations) (?:per|a) minute\b", re.I),
     ],
     "spo2": [
         re.compile(
-            r"\b(?:spo2|sp02|o2 sats?|sats?|saturation|oxygen(?: saturation| sat| level)?|pulse ox)\s*"
-            r"(?:is|are|of|at|was|were|=|:)?\s*" + _NUMBER + r"\s*(?:%|percent)?",
+            r"\b(?:spo2|sp02|o2 sats?|sats?|saturation|oxygen(?: saturation| sat| level)?|pulse ox)"
+            + _LINK
+            + _NUMBER
+            + r"\s*(?:%|percent)?",
             re.I,
         ),
     ],
     "blood_pressure": [
-        re.compile(r"\b(?:bp|blood pressure)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3})\s*/\s*(\d{2,3})\b", re.I),
+        re.compile(r"\b(?:b/?p|blood pressure)" + _LINK + r"(\d{2,3})\s*/\s*(\d{2,3})\b", re.I),
         re.compile(r"\b(\d{2,3})\s*/\s*(\d{2,3})\s*(?:mm ?hg)\b", re.I),
     ],
-    "systolic_bp": [re.compile(r"\b(?:sbp|systolic)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3})\b", re.I)],
+    "systolic_bp": [re.compile(r"\b(?:sbp|systolic)" + _LINK + r"(\d{2,3})\b", re.I)],
     "temperature": [
         re.compile(
-            r"\b(?:temp(?:erature)?|bt|t|fever(?: of)?)\s*(?:is|of|at|was|=|:)?\s*(\d{2,3}(?:\.\d)?)\s*"
-            r"(?:°|deg(?:rees)?)?\s*([cf])?\b",
+            r"\b(?:temp(?:erature)?|bt|t|fever(?: of)?)" + _LINK + r"(\d{2,3}(?:\.\d)?)\s*"
+            r"(?:°\s*|deg(?:rees)?\s*)?([cf])?\b",
             re.I,
         ),
     ],
-    "gcs": [re.compile(r"\bgcs\s*(?:is|of|=|:)?\s*(\d{1,2})\b", re.I)],
+    "gcs": [re.compile(r"\bgcs" + _LINK + r"(\d{1,2})\b", re.I)],
     "pain": [
-        re.compile(
-            r"\b(?:pain|nrs)(?: score| scale| level)?\s*(?:is|of|at|=|:)?\s*(\d{1,2})\s*(?:/|out of)\s*10\b", re.I
-        ),
+        re.compile(r"\b(?:pain|nrs)(?: score| scale| level)?" + _LINK + r"(\d{1,2})\s*(?:/|out of)\s*10\b", re.I),
         re.compile(r"\b(\d{1,2})\s*(?:/|out of)\s*10\b", re.I),
-        re.compile(r"\b(?:nrs|pain score)\s*(?:is|of|=|:)?\s*(\d{1,2})\b", re.I),
+        re.compile(r"\b(?:nrs|pain score)" + _LINK + r"(\d{1,2})\b", re.I),
     ],
     "age": [
-        re.compile(r"\b(\d{1,3})[\s-]*(?:years?|yrs?|y/?o|yo)(?:[\s-]*old)?\b", re.I),
-        re.compile(r"\b(?:age|aged)\s*(?:is|of|:)?\s*(\d{1,3})\b", re.I),
+        # "56 years old", "56-year-old", "56 yo", "56 y/o": a bare "3 years" (of back pain) is not an age.
+        re.compile(r"\b(\d{1,3})(?:[\s-]*(?:years?|yrs?)[\s-]*old\b|[\s-]*(?:y/o|yo)\b)", re.I),
+        re.compile(r"\b(?:age|aged)" + _LINK + r"(\d{1,3})\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(months?|mos?)[\s-]*old\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(weeks?|wks?|days?)[\s-]*old\b", re.I),
-        re.compile(r"\b(\d{1,3})\s*([mf])\b(?!\s*(?:/|out))", re.I),
+        # "56M", "34F" written together, as crews and nurse lines do (not "3 m" of a fall, not "98.6F").
+        re.compile(r"(?<![\d.])\b(\d{1,3})([mf])\b(?!\s*(?:/|out))", re.I),
         re.compile(r"\b(?:newborn|neonate)\b", re.I),
     ],
 }
@@ -126,9 +127,13 @@ _PLAIN_READINGS: dict[str, tuple[str, float, float]] = {
 
 
 def _plain(text: str, group: str, low: float, high: float) -> Reading | None:
-    match = _first(_PATTERNS[group], text)
-    if match and low <= float(match.group(1)) <= high:
-        return _reading(match, float(match.group(1)))
+    """The earliest plausible reading ("on oxygen 2L, sats 84%" skips the 2 and reads the 84)."""
+    matches = sorted(
+        (match for pattern in _PATTERNS[group] for match in pattern.finditer(text)), key=lambda match: match.start()
+    )
+    for match in matches:
+        if low <= float(match.group(1)) <= high:
+            return _reading(match, float(match.group(1)))
     return None
 
 

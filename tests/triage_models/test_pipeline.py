@@ -56,8 +56,15 @@ def test_malformed_input_gets_an_error_or_a_safe_answer(small_model: TriageModel
         triager.classify("   \n ")
     huge = triager.classify("my father has chest pain and is sweating. " * 2500)  # about 100 kB
     assert huge.esi_level <= 2 and "message truncated for classification" in huge.notes
-    garbled = triager.classify(b"\xff\xfe\xfdhe is unresponsive\xc3")
+    garbled = triager.classify(b"\xfd\xfehe is unresponsive\xc3")
     assert garbled.esi_level == 1
+    assert triager.classify("he is not breathing".encode("utf-16")).esi_level == 1
+    assert triager.classify("he isn\u2019t breathing").esi_level == 1  # a phone's apostrophe
+
+
+def test_a_threat_stated_after_the_classifier_window_is_still_found(small_model: TriageModel) -> None:
+    result = Triager(small_model).classify("caller is calm. " * 600 + "he is not breathing")
+    assert result.esi_level == 1 and "message truncated for classification" in result.notes
 
 
 def test_decide_level_prefers_urgent_levels_past_the_threshold() -> None:

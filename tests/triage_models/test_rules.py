@@ -16,6 +16,7 @@ POSITIVE: dict[str, list[str]] = {
     "A-ANAPHYLAXIS": ["her throat is closing after peanuts", "his tongue is swelling"],
     "A-SEIZURE-ONGOING": ["he is still seizing", "she has been convulsing continuously"],
     "A-HANGING-DROWNING": ["we pulled him out of the pool, he was drowning", "found him hanging"],
+    "B-SEIZURE": ["she is having a seizure", "my son is seizing", "he had another seizure"],
     "B-STROKE-SIGNS": [
         "her face is drooping and speech is slurred",
         "sudden weakness on one side",
@@ -46,6 +47,7 @@ NEGATED: dict[str, list[str]] = {
     "A-ANAPHYLAXIS": ["no anaphylaxis, just an itchy rash", "denies throat swelling"],
     "A-SEIZURE-ONGOING": ["no status epilepticus, seizure stopped"],
     "A-HANGING-DROWNING": ["not drowning, he got out of the pool himself"],
+    "B-SEIZURE": ["no seizure activity", "denies convulsions"],
     "B-CHEST-PAIN-RISK": ["58 year old, denies chest pain, sweating after a run", "no chest pain, nauseous"],
     "B-STROKE-SIGNS": ["no facial droop, no slurred speech"],
     "B-GI-BLEEDING": ["no vomiting blood", "denies black stools"],
@@ -80,7 +82,8 @@ def test_rule_does_not_fire_when_negated(rule_id: str, text: str) -> None:
 
 
 def test_every_phrase_rule_has_positive_and_negated_examples() -> None:
-    phrase_rules = {rule for rule in RULE_IDS if not rule.startswith(("D-", "A-EXTREME", "B-PAIN-SCORE"))}
+    vital_rules = ("D-", "A-EXTREME", "B-PAIN-SCORE", "B-NEONATAL-FEVER")
+    phrase_rules = {rule for rule in RULE_IDS if not rule.startswith(vital_rules)}
     assert phrase_rules == set(POSITIVE) == set(NEGATED)
 
 
@@ -128,3 +131,45 @@ def test_advisory_flags_set_no_floor_but_floors_do() -> None:
 
 def test_rules_are_versioned() -> None:
     assert RULES_VERSION.startswith("rules-")
+
+
+@pytest.mark.parametrize(
+    ("message", "floor"),
+    [
+        # How callers actually say it (found in review): each must set a floor.
+        ("No fever, not breathing", 1),
+        ("the caller says no, he is not breathing", 1),
+        ("she is not moving, unresponsive", 1),
+        ("he's not moving or breathing", 1),
+        ("I'm not sure what happened, he's unresponsive", 1),
+        ("I have no idea what happened, she is choking", 1),
+        ("non english speaking caller, husband unresponsive", 1),
+        ("without warning he became unresponsive", 1),
+        ("never had this before, crushing chest pain and sweating", 2),
+        ("he isn\u2019t breathing", 1),
+        ("I can\u2019t wake him up", 1),
+        ("cant breathe", 2),
+        ("she collapsed", 2),
+        ("no heartbeat", 1),
+        ("he does not have a pulse", 1),
+        ("she is having a seizure", 2),
+        ("he's bleeding really bad", 1),
+        ("not responsive", 1),
+        ("he hasn't been breathing for 2 minutes", 1),
+        ("no signs of life", 1),
+        ("5 day old, temp 100.4", 2),
+        ("on oxygen 2L, sats 84%", 1),
+        ("B/P 80/40", 2),
+        ("fell 3 m from a ladder, RR 44", 1),
+    ],
+)
+def test_common_phrasings_of_a_threat_set_a_floor(message: str, floor: int) -> None:
+    from triage_models.text import coerce_text
+
+    assert rules_floor(evaluate_rules(coerce_text(message))) == floor
+
+
+def test_long_runs_of_spaces_and_repeated_text_are_handled() -> None:
+    # Quadratic backtracking on whitespace runs once made this take minutes; it must just finish.
+    assert evaluate_rules("bg" + " " * 30_000 + "x") == []
+    assert rules_floor(evaluate_rules("caller is calm. " * 6_000 + "not breathing")) == 1

@@ -57,3 +57,25 @@ def test_vitals_are_read_with_units_and_ages() -> None:
 def test_implausible_numbers_are_ignored() -> None:
     vitals = extract_vitals("HR 900, SpO2 5%")
     assert vitals.heart_rate is None and vitals.spo2 is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("B/P 80/40, HR 120", {"systolic_bp": 80.0, "heart_rate": 120.0}),
+        ("on oxygen 2L, sats 84%", {"spo2": 84.0}),
+        ("fell 3 m from a ladder, RR 44", {"respiratory_rate": 44.0}),
+        ("back pain for 3 years, RR 44", {"respiratory_rate": 44.0}),
+        ("temp 98.6F", {"temperature_c": 37.0}),
+        ("56M with chest pain", {"age_years": 56.0}),
+    ],
+)
+def test_vitals_misreadings_found_in_review(text: str, expected: dict[str, float]) -> None:
+    assert {name: reading.value for name, reading in extract_vitals(text).readings.items()} == expected
+
+
+def test_typographic_apostrophes_soft_hyphens_and_utf16_are_normalised() -> None:
+    assert coerce_text("he won\u2019t wake up") == "he won't wake up"
+    assert coerce_text("unre\u00adsponsive") == "unresponsive"
+    assert coerce_text("not breathing".encode("utf-16")) == "not breathing"
+    assert coerce_text("a    b") == "a b"
