@@ -1,0 +1,1 @@
+"""LLM engines driven by the semantic scheduler: one async interface, implementations chosen by name."""

@@ -1,0 +1,110 @@
+"""The engine interface the rest of the product uses, and the records that cross it."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+ENGINE_NAMES = ("hf",)
+
+
+class EngineError(RuntimeError):
+    """The engine cannot serve a request (not started, failed, or shut down)."""
+
+
+class RequestRejectedError(ValueError):
+    """A request the engine can never serve (e.g. larger than its whole KV cache); the engine itself is fine."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRequest:
+    """What to generate and how urgent it is; `predicted_output_tokens` comes from the triage models."""
+
+    request_id: str
+    prompt_token_ids: tuple[int, ...]
+    esi_level: int
+    predicted_output_tokens: int
+    max_new_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenChunk:
+    """New tokens of one request, with client-side times (seconds on the engine's monotonic clock)."""
+
+    request_id: str
+    token_ids: tuple[int, ...]
+    emitted_s: float
+    finished: bool = False
+
+
+@dataclass(slots=True)
+class RequestTiming:
+    """Client-side times of one request: kept by the engine because evictions restart the library's own."""
+
+    submitted_s: float
+    first_token_s: float | None = None
+    finished_s: float | None = None
+    tokens: int = 0
+
+
+@dataclass(slots=True)
+class EngineStats:
+    """What an operator watches."""
+
+    waiting_per_level: dict[int, int]
+    running: int
+    evictions: dict[str, int]
+    steps: int
+    mean_step_s: float
+    decisions: int
+    finished: int
+
+
+@dataclass(slots=True)
+class EngineHealth:
+    """Whether the engine can take work, and why not."""
+
+    ok: bool
+    detail: str = ""
+    restarts: int = 0
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Engine(abc.ABC):
+    """An LLM engine whose every step is scheduled by the semantic policy."""
+
+    name: str
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Load, size the cache, warm up and start stepping."""
+
+    @abc.abstractmethod
+    async def stop(self) -> None:
+        """Stop stepping and release the model."""
+
+    @abc.abstractmethod
+    def submit(self, request: EngineRequest) -> AsyncIterator[TokenChunk]:
+        """Queue a request; iterate its tokens as they are generated. Raises `RequestRejectedError` up front."""
+
+    @abc.abstractmethod
+    def abort(self, request_id: str) -> None:
+        """Stop a request and free its cache."""
+
+    @abc.abstractmethod
+    def reprioritize(self, request_id: str, esi_level: int) -> None:
+        """Apply an acuity override; it takes effect at the next engine step."""
+
+    @abc.abstractmethod
+    def stats(self) -> EngineStats: ...
+
+    @abc.abstractmethod
+    def health(self) -> EngineHealth: ...
+
+
+def check_engine_name(name: str) -> str:
+    """The name itself, or a clear error listing the engines."""
+    if name not in ENGINE_NAMES:
+        raise ValueError(f"unknown engine {name!r}; known engines: {', '.join(ENGINE_NAMES)}")
+    return name

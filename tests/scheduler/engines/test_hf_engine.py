@@ -1,0 +1,114 @@
+"""The hf engine: transformers continuous batching stepped by our scheduler, on a tiny local Llama."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
+from scheduler.engines.hf import HFEngine, HFEngineConfig
+from tests.triage_models.tiny_models import build_tiny_llama
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+def engine_for(model: Path, scheduler: str = "semantic", **sizes: int) -> HFEngine:
+    settings = {"num_blocks": 48, "block_size": 16, "max_requests_per_batch": 2, "max_batch_tokens": 256}
+    settings.update(sizes)
+    return HFEngine(HFEngineConfig(model_path=str(model), scheduler=scheduler, **settings))  # type: ignore[arg-type]
+
+
+def burst() -> list[EngineRequest]:
+    """Six routine requests, then one immediate one arriving last."""
+    routine = [EngineRequest(f"low{i}", tuple(range(5, 25 + i)), 5, 30, 30) for i in range(6)]
+    return [*routine, EngineRequest("urgent", tuple(range(7, 30)), 1, 10, 10)]
+
+
+async def run_burst(engine: HFEngine) -> tuple[dict[str, list[int]], list[str]]:
+    """Submit the burst a few ms apart; return each request's tokens and the order of first tokens."""
+    first_tokens: list[str] = []
+
+    async def consume(request: EngineRequest) -> tuple[str, list[int]]:
+        tokens: list[int] = []
+        async for chunk in engine.submit(request):
+            if chunk.token_ids and request.request_id not in first_tokens:
+                first_tokens.append(request.request_id)
+            tokens.extend(chunk.token_ids)
+        return request.request_id, tokens
+
+    tasks = []
+    for request in burst():
+        tasks.append(asyncio.create_task(consume(request)))
+        await asyncio.sleep(0.005)
+    return dict(await asyncio.gather(*tasks)), first_tokens
+
+
+def test_semantic_scheduler_steps_the_engine_and_serves_the_urgent_request_early(tiny_llama: Path) -> None:
+    async def scenario() -> None:
+        engine = engine_for(tiny_llama)
+        await engine.start()
+        try:
+            assert engine.scheduler_in_use.__name__ == "SemanticCBScheduler"
+            outputs, first_tokens = await run_burst(engine)
+        finally:
+            await engine.stop()
+        # The urgent request arrived last; at most the two requests already running got a token before it.
+        assert first_tokens.index("urgent") <= 2
+        # Every step was decided by our scheduler: at least one decision per token of the longest request.
+        assert engine.decisions.decisions >= max(len(tokens) for tokens in outputs.values())
+        assert {len(tokens) for name, tokens in outputs.items() if name != "urgent"} == {30}
+        assert engine.timings["urgent"].first_token_s is not None
+
+    asyncio.run(scenario())
+
+
+def test_fifo_serves_the_urgent_request_last_and_greedy_outputs_are_unchanged(tiny_llama: Path) -> None:
+    async def both() -> tuple[dict[str, list[int]], dict[str, list[int]], list[str]]:
+        semantic, fifo = engine_for(tiny_llama), engine_for(tiny_llama, "fifo")
+        await semantic.start()
+        try:
+            semantic_out, _ = await run_burst(semantic)
+        finally:
+            await semantic.stop()
+        await fifo.start()
+        try:
+            assert fifo.scheduler_in_use.__name__ == "FIFOScheduler"
+            fifo_out, fifo_order = await run_burst(fifo)
+        finally:
+            await fifo.stop()
+        return semantic_out, fifo_out, fifo_order
+
+    semantic_out, fifo_out, fifo_order = asyncio.run(both())
+    assert fifo_order[-1] == "urgent"
+    assert semantic_out == fifo_out  # scheduling changes when, never what
+
+
+def test_too_large_request_is_rejected_and_the_engine_keeps_serving(tiny_llama: Path) -> None:
+    async def scenario() -> None:
+        engine = engine_for(tiny_llama, num_blocks=8)
+        await engine.start()
+        try:
+            with pytest.raises(RequestRejectedError, match="needs up to 1030 tokens"):
+                engine.submit(EngineRequest("huge", tuple(range(1000)), 2, 30, 30))
+            chunks = [chunk async for chunk in engine.submit(EngineRequest("ok", (5, 6, 7), 3, 4, 4))]
+            assert chunks[-1].finished and sum(len(chunk.token_ids) for chunk in chunks) == 4
+            assert engine.health().ok
+        finally:
+            await engine.stop()
+
+    asyncio.run(scenario())
+
+
+def test_override_of_an_unknown_request_and_unknown_engine_are_clear_errors(tiny_llama: Path) -> None:
+    engine = engine_for(tiny_llama)
+    with pytest.raises(KeyError, match="not queued or running"):
+        engine.reprioritize("nobody", 1)
+    with pytest.raises(ValueError, match="unknown engine 'tgi'"):
+        check_engine_name("tgi")
+    with pytest.raises(ValueError, match="unknown hf scheduler"):
+        engine_for(tiny_llama, "lottery")
