@@ -112,3 +112,26 @@ def test_override_of_an_unknown_request_and_unknown_engine_are_clear_errors(tiny
         check_engine_name("tgi")
     with pytest.raises(ValueError, match="unknown hf scheduler"):
         engine_for(tiny_llama, "lottery")
+
+
+def test_override_takes_effect_at_the_next_step(tiny_llama: Path) -> None:
+    async def scenario(override: bool) -> tuple[float, float]:
+        engine = engine_for(tiny_llama, max_requests_per_batch=1)
+        await engine.start()
+        try:
+            first = engine.submit(EngineRequest("a", tuple(range(5, 20)), 4, 60, 60))
+            first_chunk = await first.__anext__()  # a is running
+            # b is predicted long, so at the same level it would wait for a to finish
+            second = engine.submit(EngineRequest("b", tuple(range(6, 21)), 4, 400, 5))
+            if override:
+                engine.reprioritize("b", 1)
+            b_chunks = [chunk async for chunk in second]
+            a_chunks = [first_chunk, *[chunk async for chunk in first]]
+        finally:
+            await engine.stop()
+        return b_chunks[-1].emitted_s, a_chunks[-1].emitted_s
+
+    b_finished, a_finished = asyncio.run(scenario(override=False))
+    assert b_finished > a_finished
+    b_finished, a_finished = asyncio.run(scenario(override=True))
+    assert b_finished < a_finished  # overridden to ESI 1, b overtook the request already running
