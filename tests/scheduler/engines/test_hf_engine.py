@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from scheduler.bench.tiny_models import build_tiny_llama
 from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
 from scheduler.engines.hf import HFEngine, HFEngineConfig
-from tests.triage_models.tiny_models import build_tiny_llama
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tiny models built locally for tests: a random-weight BERT with a WordPiece tokenizer trained on our own text.
+"""Tiny models built locally for tests and benchmarks: random weights, tokenizers trained on our own text.
 
 They go through the same loading code as a real model (a directory of config, weights and tokenizer files).
 """
@@ -6,8 +6,21 @@ They go through the same loading code as a real model (a directory of config, we
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from triage_models.generator import generate
+_TEXT = (
+    "caller says patient has chest pain and shortness of breath since this morning he is sweating and pale "
+    "she fell down the stairs and hurt her hip cannot walk no head injury breathing normally alert and talking "
+    "medic to dispatch male female years old vitals heart rate blood pressure oxygen saturation temperature "
+    "not breathing no pulse unresponsive choking bleeding heavily seizure stroke face drooping slurred speech "
+    "summary key facts suggested resources pre arrival instructions start cpr keep the patient still stay on the line"
+)
+_WORDS = tuple(_TEXT.split())
+
+
+def _corpus(lines: int) -> list[str]:
+    """Deterministic dispatch-flavoured text to train the tiny tokenizers on."""
+    return [" ".join(_WORDS[(i * 7 + j * 3) % len(_WORDS)] for j in range(12 + i % 9)) for i in range(lines)]
 
 
 def build_tiny_sentence_transformer(directory: Path) -> Path:
@@ -19,13 +32,13 @@ def build_tiny_sentence_transformer(directory: Path) -> Path:
     from tokenizers.trainers import WordPieceTrainer
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    corpus = [message.text for message in generate(400, seed=5)]
+    corpus = _corpus(400)
     tokenizer = Tokenizer(WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = WordPieceTrainer(vocab_size=600, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
     tokenizer.train_from_iterator(corpus, trainer)
-    fast = PreTrainedTokenizerFast(
+    fast: Any = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
         tokenizer_object=tokenizer,
         unk_token="[UNK]",
         pad_token="[PAD]",
@@ -42,7 +55,8 @@ def build_tiny_sentence_transformer(directory: Path) -> Path:
         intermediate_size=64,
         max_position_embeddings=256,
     )
-    BertModel(config).save_pretrained(bert_dir)
+    bert: Any = BertModel(config)  # type: ignore[no-untyped-call]
+    bert.save_pretrained(bert_dir)
     fast.save_pretrained(bert_dir)
     transformer = Transformer(str(bert_dir), max_seq_length=128)
     pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
@@ -59,13 +73,13 @@ def build_tiny_llama(directory: Path) -> Path:
     from tokenizers.trainers import BpeTrainer
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    corpus = [message.text for message in generate(400, seed=6)] + ['{"esi_level": 3, "decision_point": "C"}']
+    corpus = [*_corpus(400), '{"esi_level": 3, "decision_point": "C", "rationale": "stable"}']
     tokenizer = Tokenizer(BPE(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = BpeTrainer(vocab_size=800, special_tokens=["<unk>", "<s>", "</s>", "<pad>"])
     tokenizer.train_from_iterator(corpus, trainer)
-    fast = PreTrainedTokenizerFast(
+    fast: Any = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
         tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>", eos_token="</s>", pad_token="<pad>"
     )
     torch.manual_seed(0)
@@ -83,6 +97,7 @@ def build_tiny_llama(directory: Path) -> Path:
         pad_token_id=fast.pad_token_id,
     )
     out = directory / "tiny-llama"
-    LlamaForCausalLM(config).save_pretrained(out)
+    llama: Any = LlamaForCausalLM(config)  # type: ignore[no-untyped-call]
+    llama.save_pretrained(out)
     fast.save_pretrained(out)
     return out
