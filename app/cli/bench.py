@@ -193,3 +193,50 @@ def bench_overhead(
             f"{result.evictions_per_decision:.2f}",
         )
     _out.print(table)
+
+
+@bench_app.command("engine")
+def bench_engine(
+    engine: Annotated[str, typer.Option(help="Engine to drive (hf).")] = "hf",
+    scheduler: Annotated[
+        list[str] | None, typer.Option(help="Scheduler(s) to run: semantic, fifo (default: both).")
+    ] = None,
+    requests: Annotated[int, typer.Option(help="Requests in the burst.")] = 60,
+    repeats: Annotated[int, typer.Option(help="Runs per scheduler, alternating order; figures are means.")] = 3,
+    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A burst through the real engine (tiny local model, small cache), the urgent requests arriving last."""
+    from scheduler.bench.engine_bench import EngineBenchSpec, run_engine_bench
+    from scheduler.engines.base import check_engine_name
+
+    try:
+        check_engine_name(engine)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--engine") from error
+    names = scheduler or ["semantic", "fifo"]
+    for name in names:
+        _choice(name, ["semantic", "fifo"], "scheduler")
+    if requests < 1 or repeats < 1:
+        raise typer.BadParameter("--requests and --repeats must be >= 1")
+    results = run_engine_bench(names, EngineBenchSpec(requests=requests, seed=seed), repeats=repeats)
+    if as_json:
+        typer.echo(json.dumps({"schedulers": {name: result.to_json() for name, result in results.items()}}))
+        return
+    table = Table(title=f"hf engine, burst of {requests} (mean of {repeats} runs each)", title_justify="left")
+    table.add_column("scheduler")
+    for level in ESI_LEVELS:
+        table.add_column(f"TTFT p99 ESI {level} (ms)", justify="right")
+    table.add_column("evictions", justify="right")
+    table.add_column("tokens/s", justify="right")
+    for name, result in results.items():
+        cells = [f"{result.ttft_p99_ms.get(str(level), math.nan):.0f}" for level in ESI_LEVELS]
+        table.add_row(name, *cells, str(result.evictions), f"{result.tokens_per_s:.0f}")
+    _out.print(table)
+    if {"semantic", "fifo"} <= set(results):
+        semantic, fifo = results["semantic"], results["fifo"]
+        _out.print(
+            f"ESI 1 p99 time to first token: fifo / semantic = "
+            f"{fifo.ttft_p99_ms['1'] / max(semantic.ttft_p99_ms['1'], 1e-9):.1f}x; "
+            f"throughput semantic / fifo = {semantic.tokens_per_s / fifo.tokens_per_s:.2f}"
+        )

@@ -21,7 +21,13 @@ from scheduler.engines.base import (
     RequestTiming,
     TokenChunk,
 )
-from scheduler.engines.hf_scheduler import DecisionLog, RequestBook, make_semantic_scheduler_class, register_scheduler
+from scheduler.engines.hf_scheduler import (
+    DecisionLog,
+    RequestBook,
+    make_counting_fifo_class,
+    make_semantic_scheduler_class,
+    register_scheduler,
+)
 from scheduler.request import ESI_LEVELS
 
 log = logging.getLogger(__name__)
@@ -44,6 +50,8 @@ class HFEngineConfig:
     max_requests_per_batch: int = 16
     max_memory_percent: float = 0.2
     attn_implementation: str = "sdpa"
+    held_prefill_share: float = 0.25
+    """Share of a step's tokens that less urgent prefills may use while the most urgent request decodes."""
     cost_model: CostModel = field(default_factory=lambda: CPU_DEFAULT_COSTS)
 
     @property
@@ -78,18 +86,21 @@ class HFEngine(Engine):
     def _start_blocking(self) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.generation.configuration_utils import ContinuousBatchingConfig, GenerationConfig
-        from transformers.generation.continuous_batching.scheduler import FIFOScheduler
 
         self._tokenizer = AutoTokenizer.from_pretrained(self.config.model_path)
         model = AutoModelForCausalLM.from_pretrained(
             self.config.model_path, attn_implementation=self.config.attn_implementation
         )
         if self.config.scheduler == "semantic":
-            self._expected_scheduler = make_semantic_scheduler_class(self.book, self.config.cost_model, self.decisions)
+            self._expected_scheduler = make_semantic_scheduler_class(
+                self.book, self.config.cost_model, self.decisions, self.config.held_prefill_share
+            )
             self._scheduler_name = f"semantic-{next(_engine_ids)}"
             register_scheduler(self._scheduler_name, self._expected_scheduler)
         else:
-            self._expected_scheduler, self._scheduler_name = FIFOScheduler, "fifo"
+            self._expected_scheduler = make_counting_fifo_class(self.decisions)
+            self._scheduler_name = f"fifo-{next(_engine_ids)}"
+            register_scheduler(self._scheduler_name, self._expected_scheduler)
         cb_config = ContinuousBatchingConfig(
             num_blocks=self.config.num_blocks,
             page_size=self.config.block_size,
@@ -137,7 +148,7 @@ class HFEngine(Engine):
                 f"request {request.request_id} needs up to {largest} tokens of KV cache; "
                 f"the engine holds {self.config.capacity_tokens}"
             )
-        queue: asyncio.Queue[TokenChunk] = asyncio.Queue()
+        queue: asyncio.Queue[TokenChunk | EngineError] = asyncio.Queue()
         timing = self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
         self.book.add(
             request.request_id, request.esi_level, request.predicted_output_tokens, len(request.prompt_token_ids)
@@ -146,6 +157,9 @@ class HFEngine(Engine):
 
         def on_output(output: Any) -> None:
             nonlocal seen
+            if getattr(output, "error", None):
+                queue.put_nowait(EngineError(f"request {request.request_id} failed in the engine: {output.error}"))
+                return
             tokens = list(output.generated_tokens)
             now = time.monotonic()
             finished = bool(output.is_finished())
@@ -175,6 +189,8 @@ class HFEngine(Engine):
             try:
                 while True:
                     chunk = await queue.get()
+                    if isinstance(chunk, EngineError):
+                        raise chunk
                     yield chunk
                     if chunk.finished:
                         self._finished += 1
@@ -211,7 +227,7 @@ class HFEngine(Engine):
         return EngineStats(
             waiting_per_level=per_level,
             running=running,
-            evictions={"recompute": self.decisions.victims_total},
+            evictions={"recompute": self.decisions.evictions},
             steps=self.decisions.decisions,
             mean_step_s=0.0,
             decisions=self.decisions.decisions,

@@ -77,10 +77,40 @@ class DecisionLog:
     last_held: list[str] = field(default_factory=list)
     last_victims: list[str] = field(default_factory=list)
     victims_total: int = 0
+    scheduled_total: int = 0
+    """Request-steps scheduled (divided by `decisions`: the mean batch size)."""
+    tokens_total: int = 0
+    """Query tokens scheduled over all steps."""
+    evictions: int = 0
+    """Requests the library sent back to waiting after they had been running (offloaded or reset)."""
+    seen_active: set[str] = field(default_factory=set)
+
+    def observe(self, active_ids: list[str], waiting_ids: list[str]) -> None:
+        """Count evictions: a request seen running that is waiting again was evicted since the last step."""
+        for request_id in waiting_ids:
+            if request_id in self.seen_active:
+                self.evictions += 1
+                self.seen_active.discard(request_id)
+        self.seen_active.update(active_ids)
 
 
-def make_semantic_scheduler_class(book: RequestBook, cost_model: CostModel, log: DecisionLog) -> type[Any]:
-    """A `transformers` Scheduler subclass bound to this engine's book, cost model and decision log."""
+def make_semantic_scheduler_class(
+    book: RequestBook,
+    cost_model: CostModel,
+    log: DecisionLog,
+    held_prefill_share: float = 0.25,
+    preempt_for_levels: int = 2,
+    limited_preemption: float = 0.8,
+) -> type[Any]:
+    """A `transformers` Scheduler subclass bound to this engine's book, cost model and decision log.
+
+    `held_prefill_share`: while the most urgent request decodes, less urgent prefills may still use this share of
+    the step's token budget (0 = the paper's strict rule). A bounded prefill chunk delays the urgent decode a
+    little; leaving the rest of the batch empty costs the engine much more throughput (docs/engines.md).
+    `preempt_for_levels`: only a waiting request of ESI 1..this level evicts running ones (evicting for routine
+    work wastes computed KV for little gain). `limited_preemption`: a running request past this share of its
+    predicted answer is not evicted, except for an ESI 1 request (TRAIL's C, as in the core).
+    """
     from transformers.generation.continuous_batching.scheduler import Scheduler
 
     def key_of(state: Any) -> tuple[float, float, int]:
@@ -97,12 +127,25 @@ def make_semantic_scheduler_class(book: RequestBook, cost_model: CostModel, log:
         """Orders each continuous-batching step by the semantic key (see the module docstring)."""
 
         def __init__(self, cache: Any, safety_margin: float | None, max_requests_per_batch: int) -> None:
-            super().__init__(cache, 0.0 if safety_margin is None else safety_margin, max_requests_per_batch)
+            # Like FIFO, keep 15 % of the blocks free for running requests to grow into before admitting new ones.
+            super().__init__(cache, 0.15 if safety_margin is None else safety_margin, max_requests_per_batch)
 
         def schedule_batch(self, token_budget: int, cache_budget: int) -> tuple[Any, bool, int, int]:
             active = list(self.active_requests.values())
-            waiting = [] if self.block_new_requests else self._get_waiting_candidates()
-            keyed = sorted(((key_of(state), state) for state in (*active, *waiting)), key=lambda item: item[0])
+            waiting = self._get_waiting_candidates()
+            log.observe([state.request_id for state in active], [state.request_id for state in waiting])
+            if self.block_new_requests and active:
+                # After an eviction the library admits nothing new until a request finishes (against thrashing);
+                # a waiting request more urgent than a running one is still let in: that is what we evicted for.
+                worst_active = max(key_of(state) for state in active)
+                waiting = [state for state in waiting if key_of(state) < worst_active]
+            # Within one ESI level running requests keep their place (their KV is already paid for); a waiting request
+            # goes ahead of running ones only if it is of a more urgent level. Across levels the order is strict.
+            active_ids = {state.request_id for state in active}
+            keyed = sorted(
+                ((key_of(state), state) for state in (*active, *waiting)),
+                key=lambda item: (item[0][0], item[1].request_id not in active_ids, item[0][1], item[0][2]),
+            )
             held: list[Any] = []
             if keyed and keyed[0][1].status == DECODING:
                 level = keyed[0][0][0]
@@ -116,13 +159,32 @@ def make_semantic_scheduler_class(book: RequestBook, cost_model: CostModel, log:
             scheduled, failed, fast_path, q_tokens, kv_read = self._process_candidates(
                 candidates, token_budget, cache_budget, to_remove
             )
+            starved_list = list(self.starved_requests)
+            slots = self.max_requests_per_batch - len(scheduled)
+            allowance = min(int(token_budget * held_prefill_share), token_budget - q_tokens)
+            if held and slots > 0 and allowance > 0 and not failed:
+                # Bounded fill: less urgent prefills take what is left, within the allowance.
+                full_slots, self.max_requests_per_batch = self.max_requests_per_batch, slots
+                try:
+                    more, more_failed, more_fast, more_q, more_kv = self._process_candidates(
+                        held, allowance, cache_budget - kv_read, to_remove
+                    )
+                finally:
+                    self.max_requests_per_batch = full_slots
+                scheduled = [*scheduled, *more]
+                failed, fast_path = failed or more_failed, fast_path and (more_fast or not more)
+                q_tokens, kv_read = q_tokens + more_q, kv_read + more_kv
+                starved_list += self.starved_requests
+                held_ids -= {future.state.request_id for future in more}
             self._cleanup_waiting_queue(to_remove)
             # The library evicts starved requests from the end: put the least urgent last.
-            starved = {state.request_id: (state, length) for state, length in self.starved_requests}
+            starved = {state.request_id: (state, length) for state, length in starved_list}
             for state in victims:
                 starved.setdefault(state.request_id, (state, len(state.tokens_to_process) or 1))
             self.starved_requests = sorted(starved.values(), key=lambda item: key_of(item[0]))
             log.decisions += 1
+            log.scheduled_total += len(scheduled)
+            log.tokens_total += q_tokens
             log.last_order = [state.request_id for state in candidates]
             log.last_held = sorted(held_ids)
             log.last_victims = [state.request_id for state in victims]
@@ -138,6 +200,8 @@ def make_semantic_scheduler_class(book: RequestBook, cost_model: CostModel, log:
             if first_waiting is None:
                 return []
             key, state = first_waiting
+            if key[0] > preempt_for_levels:
+                return []
             need = len(state.remaining_prefill_tokens) or len(state.initial_tokens)
             if self.cache.can_store_request_tokens(state, need):
                 return []
@@ -147,12 +211,34 @@ def make_semantic_scheduler_class(book: RequestBook, cost_model: CostModel, log:
             for victim_key, victim in reversed(ordered):
                 if freed >= blocks_needed or victim_key <= key:
                     break
-                if victim.request_id in self.active_requests:
+                entry = book.get(victim.request_id)
+                nearly_done = (
+                    entry is not None and entry.generated >= limited_preemption * entry.predicted_output_tokens
+                )
+                if victim.request_id in self.active_requests and (key[0] <= 1 or not nearly_done):
                     victims.append(victim)
                     freed += max(1, -(-victim.current_len() // block))
             return victims
 
     return SemanticCBScheduler
+
+
+def make_counting_fifo_class(log: DecisionLog) -> type[Any]:
+    """The library's FIFOScheduler, unchanged, but counting steps and evictions the same way (for comparisons)."""
+    from transformers.generation.continuous_batching.scheduler import FIFOScheduler
+
+    class CountingFIFOScheduler(FIFOScheduler):
+        """FIFOScheduler with the same step and eviction counters as ours."""
+
+        def schedule_batch(self, token_budget: int, cache_budget: int) -> tuple[Any, bool, int, int]:
+            log.observe(list(self.active_requests), list(self.waiting_requests_order))
+            log.decisions += 1
+            result: tuple[Any, bool, int, int] = super().schedule_batch(token_budget, cache_budget)
+            log.scheduled_total += len(result[0] or [])
+            log.tokens_total += result[2]
+            return result
+
+    return CountingFIFOScheduler
 
 
 Registrar = Callable[[str, type[Any]], None]

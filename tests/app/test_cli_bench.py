@@ -58,3 +58,19 @@ def test_bench_overhead_json_has_sizes() -> None:
     data = json.loads(result.stdout)
     assert set(data["sizes"]) == {"50", "100"}
     assert set(data["sizes"]["50"]) == {"semantic_us", "baseline_us", "evictions_per_decision"}
+
+
+def test_bench_engine_json_has_both_schedulers() -> None:
+    result = runner.invoke(cli, ["bench", "engine", "--requests", "8", "--repeats", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data["schedulers"]) == {"semantic", "fifo"}
+    semantic = data["schedulers"]["semantic"]
+    assert set(semantic) == {"ttft_p50_ms", "ttft_p99_ms", "normalized_wait_s", "evictions", "tokens_per_s"}
+    assert semantic["tokens_per_s"] > 0
+
+
+def test_bench_engine_refuses_an_unknown_engine() -> None:
+    result = runner.invoke(cli, ["bench", "engine", "--engine", "tgi"])
+    assert result.exit_code == 2
+    assert "unknown engine 'tgi'" in result.output

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scheduler.bench.tiny_models import build_tiny_llama
-from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
+from scheduler.engines.base import EngineError, EngineRequest, RequestRejectedError, check_engine_name
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 
 
@@ -77,7 +77,7 @@ def test_fifo_serves_the_urgent_request_last_and_greedy_outputs_are_unchanged(ti
             await semantic.stop()
         await fifo.start()
         try:
-            assert fifo.scheduler_in_use.__name__ == "FIFOScheduler"
+            assert fifo.scheduler_in_use.__name__ == "CountingFIFOScheduler"
             fifo_out, fifo_order = await run_burst(fifo)
         finally:
             await fifo.stop()
@@ -135,3 +135,17 @@ def test_override_takes_effect_at_the_next_step(tiny_llama: Path) -> None:
     assert b_finished > a_finished
     b_finished, a_finished = asyncio.run(scenario(override=True))
     assert b_finished < a_finished  # overridden to ESI 1, b overtook the request already running
+
+
+def test_a_failing_request_surfaces_as_an_engine_error(tiny_llama: Path) -> None:
+    async def scenario() -> None:
+        engine = engine_for(tiny_llama)
+        await engine.start()
+        try:
+            with pytest.raises(EngineError, match="failed in the engine"):
+                async for _ in engine.submit(EngineRequest("bad", (5, 6, 10**6), 3, 4, 4)):  # id beyond the vocab
+                    pass
+        finally:
+            await engine.stop()
+
+    asyncio.run(scenario())
