@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from app.cli.bench import bench_app
+from app.cli.engine import engine_app
 from app.cli.triage import triage_app
 
 cli = typer.Typer(
@@ -15,6 +16,7 @@ cli = typer.Typer(
 )
 cli.add_typer(bench_app, name="bench")
 cli.add_typer(triage_app, name="triage")
+cli.add_typer(engine_app, name="engine")
 
 
 def main() -> None:
