@@ -59,6 +59,19 @@ class HFEngineConfig:
         return self.num_blocks * self.block_size
 
 
+@dataclass(slots=True)
+class _InFlight:
+    """A request the engine owes tokens to: kept so that it can be re-queued after a restart."""
+
+    request: EngineRequest
+    queue: asyncio.Queue[TokenChunk | EngineError]
+    streamed: int = 0
+    chunks: list[int] = field(default_factory=list)
+
+    def tokens_so_far(self) -> list[int]:
+        return self.chunks[: self.streamed]
+
+
 class HFEngine(Engine):
     """transformers' ContinuousBatchingManager, stepped by our scheduler; async streaming for the product."""
 
@@ -77,6 +90,11 @@ class HFEngine(Engine):
         self._expected_scheduler: type[Any] | None = None
         self._finished = 0
         self._started_s = 0.0
+        self._inflight: dict[str, _InFlight] = {}
+        self._restarting = False
+        self.restarts = 0
+        self._vocab_size = 0
+        self._generation = 0
 
     # ----- lifecycle ----------------------------------------------------------------------------------------
 
@@ -91,6 +109,7 @@ class HFEngine(Engine):
         model = AutoModelForCausalLM.from_pretrained(
             self.config.model_path, attn_implementation=self.config.attn_implementation
         )
+        self._vocab_size = int(model.config.vocab_size)
         if self.config.scheduler == "semantic":
             self._expected_scheduler = make_semantic_scheduler_class(
                 self.book, self.config.cost_model, self.decisions, self.config.held_prefill_share
@@ -148,47 +167,26 @@ class HFEngine(Engine):
                 f"request {request.request_id} needs up to {largest} tokens of KV cache; "
                 f"the engine holds {self.config.capacity_tokens}"
             )
-        queue: asyncio.Queue[TokenChunk | EngineError] = asyncio.Queue()
-        timing = self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
+        if any(not 0 <= token < self._vocab_size for token in request.prompt_token_ids):
+            raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
+        if request.request_id in self._inflight:
+            raise RequestRejectedError(f"request {request.request_id} is already in the engine")
+        inflight = _InFlight(request, asyncio.Queue())
+        self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
         self.book.add(
             request.request_id, request.esi_level, request.predicted_output_tokens, len(request.prompt_token_ids)
         )
-        seen = 0
-
-        def on_output(output: Any) -> None:
-            nonlocal seen
-            if getattr(output, "error", None):
-                queue.put_nowait(EngineError(f"request {request.request_id} failed in the engine: {output.error}"))
-                return
-            tokens = list(output.generated_tokens)
-            now = time.monotonic()
-            finished = bool(output.is_finished())
-            fresh = tokens[seen:]
-            seen = len(tokens)
-            self.book.set_generated(request.request_id, seen)
-            if fresh and timing.first_token_s is None:
-                timing.first_token_s = now
-            timing.tokens = seen
-            if finished:
-                timing.finished_s = now
-            if fresh or finished:
-                queue.put_nowait(TokenChunk(request.request_id, tuple(fresh), now, finished))
-
-        self._manager.register_result_handler(request.request_id, on_output)
-        accepted = self._manager.add_request(
-            list(request.prompt_token_ids),
-            request_id=request.request_id,
-            max_new_tokens=request.max_new_tokens,
-            streaming=True,
-        )
-        if accepted is None:
-            self.book.remove(request.request_id)
-            raise EngineError(f"the engine refused request {request.request_id} (shutting down or queue full)")
+        self._inflight[request.request_id] = inflight
+        try:
+            self._attach(inflight)
+        except EngineError:
+            self._forget(request.request_id)
+            raise
 
         async def stream() -> AsyncIterator[TokenChunk]:
             try:
                 while True:
-                    chunk = await queue.get()
+                    chunk = await inflight.queue.get()
                     if isinstance(chunk, EngineError):
                         raise chunk
                     yield chunk
@@ -196,14 +194,102 @@ class HFEngine(Engine):
                         self._finished += 1
                         return
             finally:
-                self.book.remove(request.request_id)
+                self._forget(request.request_id)
 
         return stream()
+
+    def _attach(self, inflight: _InFlight) -> None:
+        """Hand a request to the current manager; after a restart, it continues from the tokens already streamed."""
+        request = inflight.request
+        base = inflight.streamed
+        timing = self.timings[request.request_id]
+        generation = self._generation
+        seen = 0
+
+        def on_output(output: Any) -> None:
+            nonlocal seen
+            if generation != self._generation:
+                return  # a result of a manager that has since been replaced
+            if getattr(output, "error", None):
+                if self._manager_crashed():
+                    self._schedule_restart()  # the stream goes on once the request is re-queued
+                else:
+                    inflight.queue.put_nowait(
+                        EngineError(f"request {request.request_id} failed in the engine: {output.error}")
+                    )
+                return
+            tokens = list(output.generated_tokens)
+            now = time.monotonic()
+            finished = bool(output.is_finished())
+            fresh = tokens[seen:]
+            seen = len(tokens)
+            inflight.streamed = base + seen
+            self.book.set_generated(request.request_id, inflight.streamed)
+            if fresh and timing.first_token_s is None:
+                timing.first_token_s = now
+            timing.tokens = inflight.streamed
+            if finished:
+                timing.finished_s = now
+            inflight.chunks.extend(fresh)
+            if fresh or finished:
+                inflight.queue.put_nowait(TokenChunk(request.request_id, tuple(fresh), now, finished))
+
+        manager = self._manager
+        if manager is None:
+            raise EngineError("the engine is not started")
+        manager.register_result_handler(request.request_id, on_output)
+        accepted = manager.add_request(
+            [*request.prompt_token_ids, *inflight.tokens_so_far()],
+            request_id=request.request_id,
+            max_new_tokens=request.max_new_tokens - base,
+            streaming=True,
+        )
+        if accepted is None:
+            raise EngineError(f"the engine refused request {request.request_id} (shutting down or queue full)")
+
+    def _forget(self, request_id: str) -> None:
+        self._inflight.pop(request_id, None)
+        self.book.remove(request_id)
+
+    # ----- recovery ----------------------------------------------------------------------------------------
+
+    def _manager_crashed(self) -> bool:
+        """The generation loop hit a fatal error (the library stops it before failing every request)."""
+        status = self._manager.background_thread_status if self._manager is not None else None
+        if status is None:
+            return False
+        return status.fatal_error is not None or getattr(status, "_local_status", 0) >= status.HARD_STOP
+
+    def _schedule_restart(self) -> None:
+        if not self._restarting:
+            self._restarting = True
+            self._generation += 1  # results still coming from the crashed manager are ignored from now on
+            asyncio.get_running_loop().create_task(self._restart())
+
+    async def _restart(self) -> None:
+        """Replace a crashed manager and re-queue every request in flight where its stream stopped."""
+        crashed, self._manager = self._manager, None
+        log.error("hf engine generation loop failed; restarting with %d requests in flight", len(self._inflight))
+        if crashed is not None:
+            try:
+                await asyncio.to_thread(crashed.stop, True)
+            except Exception as error:  # a crashed loop may refuse a clean stop; it is being replaced anyway
+                log.warning("stopping the crashed manager: %s", error)
+        try:
+            await asyncio.to_thread(self._start_blocking)
+            self.restarts += 1
+            for inflight in list(self._inflight.values()):
+                self._attach(inflight)
+        except Exception as error:
+            for inflight in list(self._inflight.values()):
+                inflight.queue.put_nowait(EngineError(f"the engine could not restart: {error}"))
+        finally:
+            self._restarting = False
 
     def abort(self, request_id: str) -> None:
         if self._manager is not None:
             self._manager.cancel_request(request_id)
-        self.book.remove(request_id)
+        self._forget(request_id)
 
     def reprioritize(self, request_id: str, esi_level: int) -> None:
         if esi_level not in ESI_LEVELS:
@@ -239,7 +325,7 @@ class HFEngine(Engine):
             return EngineHealth(ok=False, detail="not started")
         fatal = self._manager.background_thread_status.fatal_error
         if fatal is not None:
-            return EngineHealth(ok=False, detail=f"generation loop failed: {fatal}")
+            return EngineHealth(ok=False, detail=f"generation loop failed: {fatal}", restarts=self.restarts)
         return EngineHealth(
             ok=bool(self._manager.is_running()), detail="running" if self._manager.is_running() else "stopped"
         )

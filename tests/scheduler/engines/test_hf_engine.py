@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from scheduler.bench.tiny_models import build_tiny_llama
-from scheduler.engines.base import EngineError, EngineRequest, RequestRejectedError, check_engine_name
+from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 
 
@@ -137,15 +137,48 @@ def test_override_takes_effect_at_the_next_step(tiny_llama: Path) -> None:
     assert b_finished < a_finished  # overridden to ESI 1, b overtook the request already running
 
 
-def test_a_failing_request_surfaces_as_an_engine_error(tiny_llama: Path) -> None:
+def test_token_ids_outside_the_vocabulary_are_rejected_up_front(tiny_llama: Path) -> None:
     async def scenario() -> None:
         engine = engine_for(tiny_llama)
         await engine.start()
         try:
-            with pytest.raises(EngineError, match="failed in the engine"):
-                async for _ in engine.submit(EngineRequest("bad", (5, 6, 10**6), 3, 4, 4)):  # id beyond the vocab
-                    pass
+            with pytest.raises(RequestRejectedError, match="outside the model's vocabulary"):
+                engine.submit(EngineRequest("bad", (5, 6, 10**6), 3, 4, 4))
+            assert engine.health().ok
         finally:
             await engine.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_crashed_generation_loop_restarts_and_requests_continue_where_they_stopped(tiny_llama: Path) -> None:
+    requests = [EngineRequest(f"r{i}", tuple(range(5 + i, 25 + i)), 3, 24, 24) for i in range(3)]
+
+    async def run(inject_failure: bool) -> tuple[dict[str, list[int]], int]:
+        engine = engine_for(tiny_llama, max_requests_per_batch=4)
+        await engine.start()
+        if inject_failure:
+            model = engine._manager.model
+            original, calls = model.forward, [0]
+
+            def flaky(*args: object, **kwargs: object) -> object:
+                calls[0] += 1
+                if calls[0] == 8:
+                    raise RuntimeError("injected failure in the forward pass")
+                return original(*args, **kwargs)
+
+            model.forward = flaky
+        try:
+
+            async def consume(request: EngineRequest) -> tuple[str, list[int]]:
+                return request.request_id, [t async for chunk in engine.submit(request) for t in chunk.token_ids]
+
+            outputs = dict(await asyncio.gather(*(consume(request) for request in requests)))
+        finally:
+            await engine.stop()
+        return outputs, engine.restarts
+
+    clean, clean_restarts = asyncio.run(run(inject_failure=False))
+    recovered, restarts = asyncio.run(run(inject_failure=True))
+    assert (clean_restarts, restarts) == (0, 1)
+    assert recovered == clean  # every request finished, token for token as without the crash
