@@ -77,6 +77,8 @@ class DecisionLog:
     last_held: list[str] = field(default_factory=list)
     last_victims: list[str] = field(default_factory=list)
     victims_total: int = 0
+    victim_history: list[list[str]] = field(default_factory=list)
+    """Victim lists of the steps that chose any, in order (kept short: the last 100)."""
     scheduled_total: int = 0
     """Request-steps scheduled (divided by `decisions`: the mean batch size)."""
     tokens_total: int = 0
@@ -189,6 +191,8 @@ def make_semantic_scheduler_class(
             log.last_held = sorted(held_ids)
             log.last_victims = [state.request_id for state in victims]
             log.victims_total += len(victims)
+            if victims:
+                log.victim_history = [*log.victim_history[-99:], [state.request_id for state in victims]]
             if not scheduled and failed:
                 return None, fast_path, 0, 0
             return scheduled, fast_path, q_tokens, kv_read
@@ -206,7 +210,9 @@ def make_semantic_scheduler_class(
             if self.cache.can_store_request_tokens(state, need):
                 return []
             block = max(1, int(getattr(self.cache, "block_size", 0) or getattr(self.cache, "page_size", 16)))
-            blocks_needed = -(-need // block)
+            allocator = next(iter(self.cache.cache_allocators.values()))
+            free_blocks = int(self.cache.compute_free_capacity(relative=False) // allocator.bytes_per_block)
+            blocks_needed = -(-need // block) - free_blocks
             victims, freed = [], 0
             for victim_key, victim in reversed(ordered):
                 if freed >= blocks_needed or victim_key <= key:
