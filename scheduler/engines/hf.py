@@ -32,6 +32,10 @@ from scheduler.request import ESI_LEVELS
 
 log = logging.getLogger(__name__)
 
+DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+"""The small instruct model a centre runs on a CPU by default (downloaded once with internet; any local
+directory with the same files works). Tests and benchmarks use a tiny locally built Llama instead."""
+
 # A CPU default until `engine profile` fits this machine's numbers: ~0.1 ms a prompt token, ~8 ms a decode step.
 CPU_DEFAULT_COSTS = CostModel(a1=0.0, a2=1e-4, g1=1e-7, g2=8e-3, beta=1e-4)
 _engine_ids = itertools.count()
