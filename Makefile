@@ -10,7 +10,8 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,ml]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ml,vllm]'
+	$(BIN)/python -m pip install --quiet --no-deps vllm==0.32.0 xgrammar==0.2.8
 	touch $@
 
 install: $(VENV)/.installed

@@ -240,3 +240,51 @@ def bench_engine(
             f"{fifo.ttft_p99_ms['1'] / max(semantic.ttft_p99_ms['1'], 1e-9):.1f}x; "
             f"throughput semantic / fifo = {semantic.tokens_per_s / fifo.tokens_per_s:.2f}"
         )
+
+
+@bench_app.command("vllm-scheduler")
+def bench_vllm_scheduler(
+    requests: Annotated[int, typer.Option(help="Requests in the workload.")] = 60,
+    seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
+    profile: Annotated[str, typer.Option(help=f"Step-time profile: {', '.join(PROFILES)}.")] = "a100-qwen1.5-4b",
+    kv_blocks: Annotated[int, typer.Option(help="KV cache blocks of 16 tokens.")] = 400,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The real vLLM scheduler with faked model outputs: stock policy="priority" against ours, same workload."""
+    import os
+    import tempfile
+
+    _choice(profile, list(PROFILES), "profile")
+    if requests < 1 or kv_blocks < 8:
+        raise typer.BadParameter("--requests must be >= 1 and --kv-blocks >= 8")
+    os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("VLLM_CACHE_ROOT", tempfile.mkdtemp(prefix="vllm-cache-"))
+    from scheduler.bench.vllm_sim import compare_stock_and_semantic
+
+    results = {
+        name: run.to_json() for name, run in compare_stock_and_semantic(requests, seed, profile, kv_blocks).items()
+    }
+    if as_json:
+        typer.echo(json.dumps({"schedulers": results}))
+        return
+    table = Table(
+        title=f"vLLM 0.32 scheduler, {requests} requests, ESI 1 arriving into a full batch", title_justify="left"
+    )
+    table.add_column("scheduler")
+    for level in ESI_LEVELS:
+        table.add_column(f"TTFT p99 ESI {level} (steps / s)", justify="right")
+    table.add_column("preemptions", justify="right")
+    for name, data in results.items():
+        cells = [
+            f"{data['ttft_steps_p99'].get(str(level), math.nan)} / {data['ttft_s_p99'].get(str(level), math.nan):.3f}"
+            for level in ESI_LEVELS
+        ]
+        table.add_row(name, *cells, str(data["preemptions"]))
+    _out.print(table)
+    stock, ours = results["stock-priority"], results["semantic"]
+    _out.print(
+        "ESI 1 p99 time to first token, stock / semantic: "
+        f"{stock['ttft_steps_p99']['1'] / ours['ttft_steps_p99']['1']:.1f}x "
+        f"in steps, {stock['ttft_s_p99']['1'] / ours['ttft_s_p99']['1']:.1f}x in seconds"
+    )

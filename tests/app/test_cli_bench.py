@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -74,3 +75,13 @@ def test_bench_engine_refuses_an_unknown_engine() -> None:
     result = runner.invoke(cli, ["bench", "engine", "--engine", "tgi"])
     assert result.exit_code == 2
     assert "unknown engine 'tgi'" in result.output
+
+
+def test_bench_vllm_scheduler_json_compares_stock_and_semantic() -> None:
+    pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
+    result = runner.invoke(cli, ["bench", "vllm-scheduler", "--requests", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)["schedulers"]
+    assert set(data) == {"stock-priority", "semantic"}
+    assert set(data["semantic"]) >= {"ttft_steps_p99", "ttft_s_p99", "preemptions"}
+    assert data["semantic"]["finished"] == data["stock-priority"]["finished"] == 20
