@@ -188,23 +188,28 @@ class VllmRunResult:
 
 
 def _step_seconds(scheduler: Any, output: Any, cost: CostModel) -> float:
-    """The paper's step model: the slowest prefill chunk, then the slowest decode (batched in parallel)."""
+    """One vLLM forward: every prefill chunk's tokens go through the model (their costs add up), then the decodes
+    run as one batch (the slowest sets the time)."""
     prefill = decode = 0.0
     for request_id, tokens in output.num_scheduled_tokens.items():
         request = scheduler.requests[request_id]
         done = request.num_computed_tokens - tokens  # computed before this step
         if tokens > 1 or done < request.num_prompt_tokens:
-            prefill = max(prefill, cost.extend_s(max(0, done), done + tokens))
+            prefill += cost.extend_s(max(0, done), done + tokens)
         else:
             decode = max(decode, cost.decode_token_s(done))
     return prefill + decode
+
+
+def bucketed(tokens: int, width: int = 50) -> int:
+    """What a 50-token-bucket length predictor says: the midpoint of the true length's bucket."""
+    return (max(tokens, 1) - 1) // width * width + width // 2
 
 
 def run_workload(
     scheduler_cls: Any,
     arrivals: Sequence[Arrival],
     *,
-    semantic: bool,
     cost: CostModel,
     workdir: Path,
     max_num_seqs: int = 16,
@@ -223,11 +228,10 @@ def run_workload(
     for _ in range(max_steps):
         while pending and pending[0].arrival_s <= now:
             arrival = pending.pop(0)
-            priority = (
-                semantic_priority(arrival.esi_level, arrival.prompt_tokens, arrival.output_tokens, cost)
-                if semantic
-                else arrival.esi_level
-            )
+            # Both schedulers get the same priority (level, predicted remaining work), from a bucketed length
+            # prediction: the comparison isolates what ours adds (the vllm#40004 fix, stage awareness).
+            predicted = bucketed(arrival.output_tokens)
+            priority = semantic_priority(arrival.esi_level, arrival.prompt_tokens, predicted, cost)
             scheduler.add_request(
                 make_request(
                     arrival.request_id,
@@ -235,7 +239,7 @@ def run_workload(
                     arrival.output_tokens,
                     priority,
                     arrival.arrival_s,
-                    arrival.output_tokens,
+                    predicted,
                 )
             )
             arrived_at[arrival.request_id] = (now, step, arrival.esi_level)
@@ -275,8 +279,6 @@ def compare_stock_and_semantic(
     cost = get_profile(profile)
     with tempfile.TemporaryDirectory(prefix="vllm-sim-") as scratch:
         workdir = Path(scratch)
-        stock = run_workload(Scheduler, arrivals, semantic=False, cost=cost, workdir=workdir, num_blocks=num_blocks)
-        ours = run_workload(
-            SemanticVLLMScheduler, arrivals, semantic=True, cost=cost, workdir=workdir, num_blocks=num_blocks
-        )
+        stock = run_workload(Scheduler, arrivals, cost=cost, workdir=workdir, num_blocks=num_blocks)
+        ours = run_workload(SemanticVLLMScheduler, arrivals, cost=cost, workdir=workdir, num_blocks=num_blocks)
         return {"stock-priority": stock, "semantic": ours}

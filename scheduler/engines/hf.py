@@ -32,6 +32,8 @@ from scheduler.request import ESI_LEVELS
 
 log = logging.getLogger(__name__)
 
+MAX_TIMINGS = 10_000
+"""Client-side timings kept for the most recent requests."""
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 """The small instruct model a centre runs on a CPU by default (downloaded once with internet; any local
 directory with the same files works). Tests and benchmarks use a tiny locally built Llama instead."""
@@ -135,15 +137,17 @@ class HFEngine(Engine):
         generation: Any = GenerationConfig(  # type: ignore[no-untyped-call]
             do_sample=False, eos_token_id=None, pad_token_id=self._tokenizer.pad_token_id
         )
-        self._manager = model.init_continuous_batching(
+        manager: Any = model.init_continuous_batching(
             generation_config=generation, continuous_batching_config=cb_config
         )
-        self._manager.warmup()
-        in_use = type(self._manager.batch_processor.scheduler)
+        manager.warmup()
+        in_use = type(manager.batch_processor.scheduler)
         # A misspelled scheduler name silently falls back to FIFO in the library: refuse to run like that.
         if in_use is not self._expected_scheduler:
             raise EngineError(f"transformers runs {in_use.__name__}, not {self._expected_scheduler.__name__}")
-        self._manager.start()
+        manager.start()
+        # Published only once running: a submit during a restart never reaches a half-built manager.
+        self._manager = manager
         self._started_s = time.monotonic()
 
     async def stop(self) -> None:
@@ -161,6 +165,8 @@ class HFEngine(Engine):
     # ----- requests ---------------------------------------------------------------------------------------
 
     def submit(self, request: EngineRequest) -> AsyncIterator[TokenChunk]:
+        if self._restarting:
+            raise EngineError("the engine is restarting after a failure; submit again in a moment")
         if self._manager is None:
             raise EngineError("the engine is not started")
         if request.esi_level not in ESI_LEVELS:
@@ -177,6 +183,8 @@ class HFEngine(Engine):
             raise RequestRejectedError(f"request {request.request_id} is already in the engine")
         inflight = _InFlight(request, asyncio.Queue())
         self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
+        while len(self.timings) > MAX_TIMINGS:  # keep the most recent ones (dicts keep insertion order)
+            del self.timings[next(iter(self.timings))]
         self.book.add(
             request.request_id, request.esi_level, request.predicted_output_tokens, len(request.prompt_token_ids)
         )
@@ -237,6 +245,8 @@ class HFEngine(Engine):
             inflight.chunks.extend(fresh)
             if fresh or finished:
                 inflight.queue.put_nowait(TokenChunk(request.request_id, tuple(fresh), now, finished))
+            if finished:
+                self._forget(request.request_id)  # also when nobody reads the stream
 
         manager = self._manager
         if manager is None:
@@ -280,9 +290,10 @@ class HFEngine(Engine):
             except Exception as error:  # a crashed loop may refuse a clean stop; it is being replaced anyway
                 log.warning("stopping the crashed manager: %s", error)
         try:
+            snapshot = list(self._inflight.values())  # new submits are refused while restarting
             await asyncio.to_thread(self._start_blocking)
             self.restarts += 1
-            for inflight in list(self._inflight.values()):
+            for inflight in snapshot:
                 self._attach(inflight)
         except Exception as error:
             for inflight in list(self._inflight.values()):
@@ -291,9 +302,16 @@ class HFEngine(Engine):
             self._restarting = False
 
     def abort(self, request_id: str) -> None:
+        """Cancel a request; its stream ends with a final empty chunk."""
+        inflight = self._inflight.get(request_id)
         if self._manager is not None:
             self._manager.cancel_request(request_id)
+            with self._manager.output_router._lock:  # the library delivers nothing for a cancelled request
+                self._manager.output_router.result_handlers.pop(request_id, None)
         self._forget(request_id)
+        self.timings.pop(request_id, None)
+        if inflight is not None:
+            inflight.queue.put_nowait(TokenChunk(request_id, (), time.monotonic(), finished=True))
 
     def reprioritize(self, request_id: str, esi_level: int) -> None:
         if esi_level not in ESI_LEVELS:

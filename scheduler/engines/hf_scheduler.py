@@ -92,8 +92,8 @@ class DecisionLog:
         for request_id in waiting_ids:
             if request_id in self.seen_active:
                 self.evictions += 1
-                self.seen_active.discard(request_id)
-        self.seen_active.update(active_ids)
+        # Only requests still known to the library are remembered (finished ones drop out).
+        self.seen_active = set(active_ids)
 
 
 def make_semantic_scheduler_class(
@@ -156,6 +156,8 @@ def make_semantic_scheduler_class(
             ordered = [(key, state) for key, state in keyed if state.request_id not in held_ids]
             victims = self._victims_for_urgent_waiting(ordered)
             victim_ids = {state.request_id for state in victims}
+            for victim in victims:
+                self._soft_reset(victim)
             candidates = [state for _, state in ordered if state.request_id not in victim_ids]
             to_remove: set[str] = set()
             scheduled, failed, fast_path, q_tokens, kv_read = self._process_candidates(
@@ -181,8 +183,6 @@ def make_semantic_scheduler_class(
             self._cleanup_waiting_queue(to_remove)
             # The library evicts starved requests from the end: put the least urgent last.
             starved = {state.request_id: (state, length) for state, length in starved_list}
-            for state in victims:
-                starved.setdefault(state.request_id, (state, len(state.tokens_to_process) or 1))
             self.starved_requests = sorted(starved.values(), key=lambda item: key_of(item[0]))
             log.decisions += 1
             log.scheduled_total += len(scheduled)
@@ -197,6 +197,18 @@ def make_semantic_scheduler_class(
                 return None, fast_path, 0, 0
             return scheduled, fast_path, q_tokens, kv_read
 
+        def _soft_reset(self, state: Any) -> None:
+            """Evict a running request now, the way the library's own eviction does without CPU offload: free its
+            blocks and queue an equivalent request (prompt + tokens so far) that recomputes on resume. A decoding
+            victim needs no new block for its next token, so marking it starved would never get it evicted."""
+            from transformers.generation.continuous_batching.requests import RequestStatus
+
+            replacement = state.create_equivalent_initial_request()
+            state._status = RequestStatus.FINISHED  # bypass the setter, as the library does, to skip lifespan logs
+            self.finish_request(state.request_id)
+            self.add_waiting_request(replacement)
+            self.block_new_requests = True
+
         def _victims_for_urgent_waiting(self, ordered: list[tuple[tuple[float, float, int], Any]]) -> list[Any]:
             """Active requests less urgent than the first waiting one that cannot get its blocks, least urgent
             first, until their blocks would cover its need."""
@@ -207,7 +219,7 @@ def make_semantic_scheduler_class(
             if key[0] > preempt_for_levels:
                 return []
             need = len(state.remaining_prefill_tokens) or len(state.initial_tokens)
-            if self.cache.can_store_request_tokens(state, need):
+            if self.cache.can_store_request_tokens(state, need, dry_run=True):
                 return []
             block = max(1, int(getattr(self.cache, "block_size", 0) or getattr(self.cache, "page_size", 16)))
             allocator = next(iter(self.cache.cache_allocators.values()))

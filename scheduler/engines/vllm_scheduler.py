@@ -39,8 +39,10 @@ def semantic_priority(esi_level: int, prompt_tokens: int, predicted_output_token
 
 
 def level_of(request: Any) -> int:
-    """The ESI level a request was submitted with (its priority's leading part)."""
-    return int(request.priority) // PRIORITY_SCALE
+    """The ESI level a request was submitted with (its priority's leading part); a request submitted without our
+    encoding (vLLM's default priority 0, say) counts as ESI 5, so it never outranks triaged work."""
+    level = int(request.priority) // PRIORITY_SCALE
+    return level if 1 <= level <= 5 else 5
 
 
 class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
@@ -49,16 +51,31 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     limited_preemption: float = 0.8
     max_preemptions: int = 3
     stage_aware: bool = True
+    max_deferred_steps: int = 4
+    """Prefills are deferred for at most this many steps in a row, then one step lets them in: an endless
+    stream of urgent decodes must not starve everyone else."""
+    _deferred_in_a_row: int = 0
 
     def schedule(self, throttle_prefills: bool = False) -> Any:
         self._preempt_for_urgent_waiting()
-        throttle = throttle_prefills or (self.stage_aware and self._urgent_request_decoding())
-        return super().schedule(throttle_prefills=throttle)
+        defer = self.stage_aware and self._urgent_request_decoding()
+        defer = defer and self._deferred_in_a_row < self.max_deferred_steps
+        self._deferred_in_a_row = self._deferred_in_a_row + 1 if defer else 0
+        return super().schedule(throttle_prefills=throttle_prefills or defer)
 
     # ----- vllm#40004 -------------------------------------------------------------------------------------
 
+    def _ready_waiting(self) -> list[Any]:
+        """Waiting requests that could run now (not held for a grammar, streamed input, remote KV, stale output)."""
+        return [
+            request
+            for request in self.waiting
+            if not self._is_blocked_waiting_status(request.status)
+            and not (request.num_stale_output_tokens and not request.drop_stale_output)
+        ]
+
     def _most_urgent_waiting(self) -> Any | None:
-        waiting = list(self.waiting)
+        waiting = self._ready_waiting()
         return min(waiting, key=lambda r: (r.priority, r.arrival_time)) if waiting else None
 
     def _protected(self, running: Any, for_level: int) -> bool:
@@ -83,7 +100,8 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
             return
         worst_running = max(level_of(r) for r in self.running)
         urgent = sorted(
-            (r for r in self.waiting if level_of(r) < worst_running), key=lambda r: (r.priority, r.arrival_time)
+            (r for r in self._ready_waiting() if level_of(r) < worst_running),
+            key=lambda r: (r.priority, r.arrival_time),
         )
         blocks_wanted = 0
         for admitted, head in enumerate(urgent):
@@ -93,12 +111,17 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
                 len(self.running) + admitted >= self.max_num_running_reqs
                 or self.kv_cache_manager.block_pool.get_num_free_blocks() < blocks_wanted
             ):
-                victims = [r for r in self.running if level_of(r) > level and not self._protected(r, level)]
+                victims = [
+                    r
+                    for r in self.running
+                    if level_of(r) > level and not self._protected(r, level) and self._request_blocks_can_be_freed(r)
+                ]
                 if not victims:
                     return
                 victim = max(victims, key=lambda r: (r.priority, r.arrival_time))
                 self.running.remove(victim)
-                self._preempt_request(victim, time.monotonic())
+                # As vLLM's own preemption does: drop in-flight output when a connector needs the KV delivered.
+                self._preempt_request(victim, time.monotonic(), drop_stale_output=self.requires_kv_delivery)
 
     # ----- stage awareness ---------------------------------------------------------------------------------
 

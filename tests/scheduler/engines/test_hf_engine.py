@@ -224,9 +224,30 @@ def test_eviction_order_matches_the_core_on_a_hand_built_case(tiny_llama: Path) 
                     pass
         finally:
             await engine.stop()
+        # The victims were really evicted (recompute), with no crash of the generation loop.
+        assert engine.restarts == 0 and engine.decisions.evictions >= 1
         return engine.decisions.victim_history[0]
 
     engine_victims = asyncio.run(scenario())
     assert core_victims == ["esi5", "esi4"]
     # The library rounds its cache up to whole sectors, so it may need fewer victims; the order is the core's.
     assert engine_victims and engine_victims == core_victims[: len(engine_victims)]
+
+
+def test_abort_ends_the_stream_and_forgets_the_request(tiny_llama: Path) -> None:
+    async def scenario() -> None:
+        engine = engine_for(tiny_llama, max_requests_per_batch=2)
+        await engine.start()
+        try:
+            stream = engine.submit(EngineRequest("a", tuple(range(5, 20)), 3, 200, 200))
+            await stream.__anext__()
+            engine.abort("a")
+            rest = [chunk async for chunk in stream]
+            assert rest and rest[-1].finished
+            assert "a" not in engine.timings and engine.book.get("a") is None
+            done = [chunk async for chunk in engine.submit(EngineRequest("b", (5, 6, 7), 3, 3, 3))]
+            assert done[-1].finished
+        finally:
+            await engine.stop()
+
+    asyncio.run(scenario())

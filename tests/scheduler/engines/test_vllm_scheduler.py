@@ -108,7 +108,24 @@ def test_priority_encodes_level_then_remaining_work() -> None:
 def test_a_whole_workload_finishes_and_urgent_requests_start_at_once(cls: Any, workdir: Path) -> None:
     arrivals = burst_after_fill(30, seed=3)
     cost = get_profile("a100-qwen1.5-4b")
-    result = run_workload(cls, arrivals, semantic=True, cost=cost, workdir=workdir)
-    stock = run_workload(Scheduler, arrivals, semantic=False, cost=cost, workdir=workdir)
+    result = run_workload(cls, arrivals, cost=cost, workdir=workdir)
+    stock = run_workload(Scheduler, arrivals, cost=cost, workdir=workdir)
     assert result.finished == stock.finished == 30
     assert max(result.ttft_steps["1"]) < max(stock.ttft_steps["1"])
+
+
+def test_a_request_without_our_priority_counts_as_esi_5_and_preempts_nothing(workdir: Path) -> None:
+    scheduler = full_batch(SemanticVLLMScheduler, workdir)
+    scheduler.add_request(make_request("plain", 10, 5, 0, 1.0))  # vLLM's default priority
+    output = step(scheduler)
+    assert not output.preempted_req_ids
+    assert set(output.num_scheduled_tokens) == {"low-short", "low-long"}
+
+
+def test_prefills_are_deferred_for_a_bounded_number_of_steps(workdir: Path) -> None:
+    scheduler = build_scheduler(SemanticVLLMScheduler, workdir, max_num_seqs=4)
+    scheduler.add_request(make_request("urgent", 10, 50, prio(1), 0.0, 50))
+    step(scheduler)
+    scheduler.add_request(make_request("routine", 40, 20, prio(4), 0.5, 20))
+    first_routine_step = next(n for n in range(1, 20) if "routine" in step(scheduler).num_scheduled_tokens)
+    assert first_routine_step == SemanticVLLMScheduler.max_deferred_steps + 1
