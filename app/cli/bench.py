@@ -16,7 +16,7 @@ from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
 from scheduler.cost_model import PROFILES
 from scheduler.request import ESI_LEVELS
 from scheduler.sim.experiments import BASELINES, EXPERIMENTS, PointResult, experiment_points, run_experiment
-from scheduler.sim.report import write_report
+from scheduler.sim.report import format_figure, policy_cells, write_report
 
 bench_app = typer.Typer(help="Benchmarks: simulated experiments and scheduler overhead.", no_args_is_help=True)
 _out = Console()
@@ -31,10 +31,6 @@ def _choice(value: str, known: list[str], what: str) -> str:
     return value
 
 
-def _fmt(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.3f}"
-
-
 def _point_table(point: PointResult, title: str) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("policy")
@@ -44,13 +40,12 @@ def _point_table(point: PointResult, title: str) -> Table:
     table.add_column("ESI-1 p99", justify="right")
     table.add_column("evictions", justify="right")
     for name, summary in point.summaries.items():
-        ratios = point.ratios_to_semantic(name) if name != "semantic" else None
-        cells = []
-        for level in ESI_LEVELS:
-            ratio = f" ({ratios[str(level)]:.1f}x)" if ratios else ""
-            cells.append(_fmt(summary.per_level[level]) + ratio)
-        overall = _fmt(summary.overall) + (f" ({ratios['overall']:.1f}x)" if ratios else "")
-        table.add_row(name, *cells, overall, _fmt(summary.p99_per_level[1]), str(sum(summary.evictions.values())))
+        table.add_row(
+            name,
+            *policy_cells(point, name),
+            format_figure(summary.p99_per_level[1]),
+            str(sum(summary.evictions.values())),
+        )
     return table
 
 

@@ -56,8 +56,8 @@ class EngineStats:
     running: int
     evictions: dict[str, int]
     steps: int
+    """Engine steps, each one decided by the scheduler."""
     mean_step_s: float
-    decisions: int
     finished: int
 
 

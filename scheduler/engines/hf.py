@@ -337,8 +337,7 @@ class HFEngine(Engine):
             running=running,
             evictions={"recompute": self.decisions.evictions},
             steps=self.decisions.decisions,
-            mean_step_s=0.0,
-            decisions=self.decisions.decisions,
+            mean_step_s=self.decisions.mean_step_s,
             finished=self._finished,
         )
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,9 +73,8 @@ class DecisionLog:
     """Every step's decision, for stats and for tests that prove each step went through the policy."""
 
     decisions: int = 0
-    last_order: list[str] = field(default_factory=list)
-    last_held: list[str] = field(default_factory=list)
-    last_victims: list[str] = field(default_factory=list)
+    first_step_s: float = 0.0
+    last_step_s: float = 0.0
     victims_total: int = 0
     victim_history: list[list[str]] = field(default_factory=list)
     """Victim lists of the steps that chose any, in order (kept short: the last 100)."""
@@ -86,6 +85,21 @@ class DecisionLog:
     evictions: int = 0
     """Requests the library sent back to waiting after they had been running (offloaded or reset)."""
     seen_active: set[str] = field(default_factory=set)
+
+    @property
+    def mean_step_s(self) -> float:
+        """Mean time between two steps of the engine (0 before the second step)."""
+        return (self.last_step_s - self.first_step_s) / (self.decisions - 1) if self.decisions > 1 else 0.0
+
+    def record_step(self, scheduled: int, q_tokens: int) -> None:
+        """Count one decision, what it scheduled, and when."""
+        now = time.monotonic()
+        if not self.decisions:
+            self.first_step_s = now
+        self.last_step_s = now
+        self.decisions += 1
+        self.scheduled_total += scheduled
+        self.tokens_total += q_tokens
 
     def observe(self, active_ids: list[str], waiting_ids: list[str]) -> None:
         """Count evictions: a request seen running that is waiting again was evicted since the last step."""
@@ -136,16 +150,17 @@ def make_semantic_scheduler_class(
             active = list(self.active_requests.values())
             waiting = self._get_waiting_candidates()
             log.observe([state.request_id for state in active], [state.request_id for state in waiting])
+            keys = {state.request_id: key_of(state) for state in (*active, *waiting)}  # once per step
             if self.block_new_requests and active:
                 # After an eviction the library admits nothing new until a request finishes (against thrashing);
                 # a waiting request more urgent than a running one is still let in: that is what we evicted for.
-                worst_active = max(key_of(state) for state in active)
-                waiting = [state for state in waiting if key_of(state) < worst_active]
+                worst_active = max(keys[state.request_id] for state in active)
+                waiting = [state for state in waiting if keys[state.request_id] < worst_active]
             # Within one ESI level running requests keep their place (their KV is already paid for); a waiting request
             # goes ahead of running ones only if it is of a more urgent level. Across levels the order is strict.
             active_ids = {state.request_id for state in active}
             keyed = sorted(
-                ((key_of(state), state) for state in (*active, *waiting)),
+                ((keys[state.request_id], state) for state in (*active, *waiting)),
                 key=lambda item: (item[0][0], item[1].request_id not in active_ids, item[0][1], item[0][2]),
             )
             held: list[Any] = []
@@ -183,13 +198,10 @@ def make_semantic_scheduler_class(
             self._cleanup_waiting_queue(to_remove)
             # The library evicts starved requests from the end: put the least urgent last.
             starved = {state.request_id: (state, length) for state, length in starved_list}
-            self.starved_requests = sorted(starved.values(), key=lambda item: key_of(item[0]))
-            log.decisions += 1
-            log.scheduled_total += len(scheduled)
-            log.tokens_total += q_tokens
-            log.last_order = [state.request_id for state in candidates]
-            log.last_held = sorted(held_ids)
-            log.last_victims = [state.request_id for state in victims]
+            self.starved_requests = sorted(
+                starved.values(), key=lambda item: keys.get(item[0].request_id) or key_of(item[0])
+            )
+            log.record_step(len(scheduled), q_tokens)
             log.victims_total += len(victims)
             if victims:
                 log.victim_history = [*log.victim_history[-99:], [state.request_id for state in victims]]
@@ -250,16 +262,11 @@ def make_counting_fifo_class(log: DecisionLog) -> type[Any]:
 
         def schedule_batch(self, token_budget: int, cache_budget: int) -> tuple[Any, bool, int, int]:
             log.observe(list(self.active_requests), list(self.waiting_requests_order))
-            log.decisions += 1
             result: tuple[Any, bool, int, int] = super().schedule_batch(token_budget, cache_budget)
-            log.scheduled_total += len(result[0] or [])
-            log.tokens_total += result[2]
+            log.record_step(len(result[0] or []), result[2])
             return result
 
     return CountingFIFOScheduler
-
-
-Registrar = Callable[[str, type[Any]], None]
 
 
 def register_scheduler(name: str, scheduler_cls: type[Any]) -> None:

@@ -16,8 +16,17 @@ from scheduler.request import ESI_LEVELS
 from scheduler.sim.experiments import ExperimentResult, PointResult, get_experiment
 
 
-def _fmt(value: float) -> str:
+def format_figure(value: float) -> str:
+    """Seconds per token with three decimals; n/a where a level had no request."""
     return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def policy_cells(point: PointResult, name: str) -> list[str]:
+    """One policy's mean normalized wait per ESI level and overall, each baseline's with its ratio to semantic."""
+    summary = point.summaries[name]
+    ratios = point.ratios_to_semantic(name) if name != "semantic" and "semantic" in point.summaries else None
+    figures = [(str(level), summary.per_level[level]) for level in ESI_LEVELS] + [("overall", summary.overall)]
+    return [format_figure(value) + (f" ({ratios[key]:.1f}x)" if ratios else "") for key, value in figures]
 
 
 def point_table(point: PointResult) -> list[str]:
@@ -25,15 +34,7 @@ def point_table(point: PointResult) -> list[str]:
     header = "| policy | " + " | ".join(f"ESI {level}" for level in ESI_LEVELS) + " | overall | makespan (s) |"
     lines = [header, "|" + "---|" * (len(ESI_LEVELS) + 3)]
     for name, summary in point.summaries.items():
-        cells = []
-        ratios = point.ratios_to_semantic(name) if name != "semantic" and "semantic" in point.summaries else None
-        for level in ESI_LEVELS:
-            cell = _fmt(summary.per_level[level])
-            if ratios is not None:
-                cell += f" ({ratios[str(level)]:.1f}x)"
-            cells.append(cell)
-        overall = _fmt(summary.overall) + (f" ({ratios['overall']:.1f}x)" if ratios is not None else "")
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {overall} | {summary.makespan_s:.1f} |")
+        lines.append(f"| {name} | " + " | ".join(policy_cells(point, name)) + f" | {summary.makespan_s:.1f} |")
     return lines
 
 
