@@ -63,6 +63,8 @@ def test_semantic_scheduler_steps_the_engine_and_serves_the_urgent_request_early
         assert engine.decisions.decisions >= max(len(tokens) for tokens in outputs.values())
         assert {len(tokens) for name, tokens in outputs.items() if name != "urgent"} == {30}
         assert engine.timings["urgent"].first_token_s is not None
+        stats = engine.stats()
+        assert stats.steps == engine.decisions.decisions and stats.mean_step_s > 0
 
     asyncio.run(scenario())
 
