@@ -209,6 +209,11 @@ def bench_engine(
         check_engine_name(engine)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--engine") from error
+    if engine != "hf":
+        raise typer.BadParameter(
+            "this bench runs the embedded hf engine; the vLLM scheduler has `bench vllm-scheduler`",
+            param_hint="--engine",
+        )
     names = scheduler or ["semantic", "fifo"]
     for name in names:
         _choice(name, ["semantic", "fifo"], "scheduler")

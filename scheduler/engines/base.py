@@ -6,7 +6,7 @@ import abc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-ENGINE_NAMES = ("hf",)
+ENGINE_NAMES = ("hf", "vllm")
 
 
 class EngineError(RuntimeError):

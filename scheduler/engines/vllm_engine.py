@@ -1,0 +1,389 @@
+"""The GPU engine: vLLM's AsyncLLM with the semantic scheduler as its `scheduler_cls`, behind our `Engine`.
+
+Each request is one or more vLLM requests ("attempts"): the first carries the prompt; an acuity override, or a
+restart after the engine core died, aborts the current attempt and submits the prompt plus every token streamed so
+far with the new priority. With greedy decoding the continuation is the one the first attempt would have produced,
+and prefix caching makes the re-prefill cheap. vLLM has no call to change a queued request's priority, so this is
+how an override reaches vLLM's queue at the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler.cost_model import CostModel, get_profile
+from scheduler.engines.base import (
+    Engine,
+    EngineError,
+    EngineHealth,
+    EngineRequest,
+    EngineStats,
+    RequestRejectedError,
+    RequestTiming,
+    TokenChunk,
+)
+from scheduler.request import ESI_LEVELS
+
+log = logging.getLogger(__name__)
+
+SEMANTIC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMScheduler"
+SEMANTIC_ASYNC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMAsyncScheduler"
+MAX_TIMINGS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class VLLMEngineConfig:
+    """What vLLM serves and how its cache is sized; `executor_backend` replaces the model executor (tests)."""
+
+    model: str
+    scheduler: str = "semantic"
+    """"semantic" (ours) or "stock" (vLLM's own `policy="priority"`, for comparison)."""
+    max_model_len: int = 4096
+    max_num_seqs: int = 64
+    max_num_batched_tokens: int | None = None
+    gpu_memory_utilization: float = 0.85
+    num_gpu_blocks: int | None = None
+    """Explicit KV cache size in blocks (None: vLLM sizes it from `gpu_memory_utilization`)."""
+    kv_offloading_gib: float | None = None
+    """CPU memory for offloaded KV blocks through vLLM's OffloadingConnector; None keeps recompute only."""
+    async_scheduling: bool = True
+    enable_prefix_caching: bool = True
+    skip_tokenizer_init: bool = False
+    dtype: str = "auto"
+    executor_backend: str | None = None
+    additional_config: dict[str, Any] = field(default_factory=dict)
+    cost_model: CostModel = field(default_factory=lambda: get_profile("a100-qwen1.5-4b"))
+
+
+def engine_args(config: VLLMEngineConfig) -> Any:
+    """vLLM's `AsyncEngineArgs` for this configuration: our scheduler class, priority policy, cache sizing."""
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    if config.scheduler not in ("semantic", "stock"):
+        raise ValueError(f"unknown vllm scheduler {config.scheduler!r}; choose semantic or stock")
+    scheduler_cls: str | None = None
+    if config.scheduler == "semantic":
+        scheduler_cls = SEMANTIC_ASYNC_SCHEDULER if config.async_scheduling else SEMANTIC_SCHEDULER
+    options: dict[str, Any] = {}
+    if config.executor_backend is not None:
+        options["distributed_executor_backend"] = config.executor_backend
+    if config.max_num_batched_tokens is not None:
+        options["max_num_batched_tokens"] = config.max_num_batched_tokens
+    return AsyncEngineArgs(
+        model=config.model,
+        scheduler_cls=scheduler_cls,
+        scheduling_policy="priority",
+        async_scheduling=config.async_scheduling,
+        max_model_len=config.max_model_len,
+        max_num_seqs=config.max_num_seqs,
+        gpu_memory_utilization=config.gpu_memory_utilization,
+        num_gpu_blocks_override=config.num_gpu_blocks,
+        kv_offloading_size=config.kv_offloading_gib,
+        enable_prefix_caching=config.enable_prefix_caching,
+        skip_tokenizer_init=config.skip_tokenizer_init,
+        dtype=config.dtype,
+        additional_config=dict(config.additional_config),
+        **options,
+    )
+
+
+_RESUBMIT = object()
+_DONE = object()
+
+
+@dataclass(slots=True)
+class _InFlight:
+    """One of our requests: its current level, the tokens streamed so far, and its current vLLM attempt."""
+
+    request: EngineRequest
+    esi_level: int
+    tokens: list[int] = field(default_factory=list)
+    attempts: int = 0
+    outputs: asyncio.Queue[Any] | None = None
+    pump: asyncio.Task[None] | None = None
+    aborted: bool = False
+    running: bool = False
+    """An output arrived for the current attempt (it left vLLM's waiting queue)."""
+
+
+@dataclass(slots=True)
+class _StepCounters:
+    """What vLLM's per-step stats told us (recorded by our stat logger)."""
+
+    steps: int = 0
+    running: int = 0
+    waiting: int = 0
+    preemptions: int = 0
+    kv_cache_usage: float = 0.0
+    busy_s: float = 0.0
+    last_record_s: float | None = None
+
+
+class VLLMEngine(Engine):
+    """AsyncLLM stepped by the semantic vLLM scheduler; async streaming, overrides and restarts for the product."""
+
+    name = "vllm"
+
+    def __init__(self, config: VLLMEngineConfig) -> None:
+        self.config = config
+        self.timings: dict[str, RequestTiming] = {}
+        self.counters = _StepCounters()
+        self.restarts = 0
+        self.resubmissions = 0
+        self._llm: Any = None
+        self._vocab_size = 0
+        self._inflight: dict[str, _InFlight] = {}
+        self._finished = 0
+        self._restart_lock = asyncio.Lock()
+        self._failure: str = ""
+
+    # ----- lifecycle ----------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._llm = await asyncio.to_thread(self._build)
+        self._vocab_size = int(self._llm.model_config.get_vocab_size())
+        self._failure = ""
+
+    def _build(self) -> Any:
+        from vllm.v1.engine.async_llm import AsyncLLM
+
+        return AsyncLLM.from_engine_args(engine_args(self.config), stat_loggers=[self._stat_logger_factory()])
+
+    def _stat_logger_factory(self) -> Callable[..., Any]:
+        from vllm.v1.metrics.loggers import StatLoggerBase
+
+        counters = self.counters
+
+        class _Recorder(StatLoggerBase):  # type: ignore[misc]
+            def __init__(self, vllm_config: Any, engine_index: int = 0) -> None:
+                self.engine_index = engine_index
+
+            def record(
+                self,
+                scheduler_stats: Any,
+                iteration_stats: Any,
+                mm_cache_stats: Any = None,
+                engine_idx: int = 0,
+            ) -> None:
+                now = time.monotonic()
+                if scheduler_stats is not None:
+                    if counters.last_record_s is not None and counters.running:
+                        counters.busy_s += now - counters.last_record_s
+                    counters.steps += 1
+                    counters.running = int(scheduler_stats.num_running_reqs)
+                    counters.waiting = int(scheduler_stats.num_waiting_reqs)
+                    counters.kv_cache_usage = float(scheduler_stats.kv_cache_usage)
+                    counters.last_record_s = now
+                if iteration_stats is not None:
+                    counters.preemptions += int(iteration_stats.num_preempted_reqs)
+
+            def log_engine_initialized(self) -> None:
+                return None
+
+        return _Recorder
+
+    async def stop(self) -> None:
+        llm, self._llm = self._llm, None
+        for inflight in list(self._inflight.values()):
+            self._end(inflight, EngineError("the engine stopped"))
+        if llm is not None:
+            await asyncio.to_thread(llm.shutdown)
+
+    # ----- requests ---------------------------------------------------------------------------------------
+
+    def submit(self, request: EngineRequest) -> AsyncIterator[TokenChunk]:
+        if self._llm is None:
+            raise EngineError("the engine is not started")
+        if request.esi_level not in ESI_LEVELS:
+            raise RequestRejectedError(f"request {request.request_id}: esi_level must be 1..5")
+        largest = len(request.prompt_token_ids) + request.max_new_tokens
+        if largest > self.config.max_model_len:
+            raise RequestRejectedError(
+                f"request {request.request_id} needs up to {largest} tokens; "
+                f"the model serves {self.config.max_model_len}"
+            )
+        if not request.prompt_token_ids or request.max_new_tokens < 1:
+            raise RequestRejectedError(f"request {request.request_id} needs a prompt and at least one new token")
+        if any(not 0 <= token < self._vocab_size for token in request.prompt_token_ids):
+            raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
+        if request.request_id in self._inflight:
+            raise RequestRejectedError(f"request {request.request_id} is already in the engine")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            raise EngineError("submit() streams on the event loop: call it from a coroutine") from None
+        inflight = _InFlight(request, request.esi_level)
+        self._inflight[request.request_id] = inflight
+        self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
+        while len(self.timings) > MAX_TIMINGS:
+            del self.timings[next(iter(self.timings))]
+        self._launch(inflight)
+        return self._stream(inflight)
+
+    def _launch(self, inflight: _InFlight) -> None:
+        """Submit the next attempt: the prompt plus the tokens streamed so far, at the current level."""
+        inflight.attempts += 1
+        inflight.running = False
+        inflight.outputs = asyncio.Queue()
+        inflight.pump = asyncio.get_running_loop().create_task(self._pump(inflight, inflight.outputs))
+
+    async def _pump(self, inflight: _InFlight, outputs: asyncio.Queue[Any]) -> None:
+        """Move one attempt's outputs into its queue; cancelling this task aborts the attempt inside vLLM."""
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+        from vllm.sampling_params import RequestOutputKind
+
+        from scheduler.engines.vllm_scheduler import semantic_priority
+
+        request = inflight.request
+        prompt = [*request.prompt_token_ids, *inflight.tokens]
+        predicted_left = max(1, request.predicted_output_tokens - len(inflight.tokens))
+        params = SamplingParams(
+            max_tokens=request.max_new_tokens - len(inflight.tokens),
+            temperature=0.0,
+            detokenize=False,
+            output_kind=RequestOutputKind.DELTA,
+            extra_args={"predicted_output_tokens": predicted_left},
+        )
+        priority = semantic_priority(inflight.esi_level, len(prompt), predicted_left, self.config.cost_model)
+        attempt_id = f"{request.request_id}#{inflight.attempts}"
+        try:
+            async for output in self._llm.generate(
+                TokensPrompt(prompt_token_ids=prompt), params, request_id=attempt_id, priority=priority
+            ):
+                outputs.put_nowait(output)
+            outputs.put_nowait(_DONE)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # engine dead, or the request refused: the stream decides
+            outputs.put_nowait(error)
+
+    async def _stream(self, inflight: _InFlight) -> AsyncIterator[TokenChunk]:
+        request_id = inflight.request.request_id
+        timing = self.timings[request_id]
+        try:
+            while True:
+                assert inflight.outputs is not None
+                item = await inflight.outputs.get()
+                if item is _RESUBMIT:
+                    self.resubmissions += 1
+                    self._launch(inflight)
+                    continue
+                if isinstance(item, TokenChunk):  # the final chunk of an abort
+                    yield item
+                    return
+                if isinstance(item, EngineError):
+                    raise item
+                if isinstance(item, BaseException):
+                    await self._recover(item)
+                    self._launch(inflight)
+                    continue
+                now = time.monotonic()
+                if item is _DONE:  # vLLM ended the attempt without a finished output (it was aborted there)
+                    if inflight.aborted:
+                        return
+                    raise EngineError(f"request {request_id} ended without finishing in vLLM")
+                inflight.running = True
+                completion = item.outputs[0]
+                fresh = tuple(int(token) for token in completion.token_ids)
+                inflight.tokens.extend(fresh)
+                if fresh and timing.first_token_s is None:
+                    timing.first_token_s = now
+                timing.tokens = len(inflight.tokens)
+                finished = bool(item.finished) and completion.finish_reason != "abort"
+                if finished:
+                    timing.finished_s = now
+                if fresh or finished:
+                    yield TokenChunk(request_id, fresh, now, finished)
+                if finished:
+                    self._finished += 1
+                    return
+                if inflight.aborted:
+                    return
+        finally:
+            if inflight.pump is not None and not inflight.pump.done():
+                inflight.pump.cancel()
+            self._inflight.pop(request_id, None)
+
+    def _end(self, inflight: _InFlight, item: Any) -> None:
+        """Stop the current attempt and put `item` after whatever it already delivered."""
+        if inflight.pump is not None and not inflight.pump.done():
+            inflight.pump.cancel()  # vLLM's generate() aborts the request when cancelled
+        if inflight.outputs is not None:
+            inflight.outputs.put_nowait(item)
+
+    async def _recover(self, error: BaseException) -> None:
+        """The engine core died: rebuild it once (other streams wait on the lock), or give up with an error."""
+        from vllm.v1.engine.exceptions import EngineDeadError
+
+        if not isinstance(error, EngineDeadError):
+            raise EngineError(f"vLLM refused the request: {error}") from error
+        async with self._restart_lock:
+            if self._llm is not None and not self._llm.errored:
+                return  # another stream already restarted it
+            log.error("vLLM engine core died (%s); restarting with %d requests in flight", error, len(self._inflight))
+            dead, self._llm = self._llm, None
+            if dead is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(dead.shutdown)
+            try:
+                self._llm = await asyncio.to_thread(self._build)
+            except Exception as build_error:
+                self._failure = f"restart failed: {build_error}"
+                raise EngineError(f"the vLLM engine could not restart: {build_error}") from build_error
+            self.restarts += 1
+
+    def abort(self, request_id: str) -> None:
+        """Cancel a request; its stream ends with a final empty chunk."""
+        inflight = self._inflight.get(request_id)
+        self.timings.pop(request_id, None)
+        if inflight is None:
+            return
+        inflight.aborted = True
+        self._end(inflight, TokenChunk(request_id, (), time.monotonic(), finished=True))
+
+    def reprioritize(self, request_id: str, esi_level: int) -> None:
+        if esi_level not in ESI_LEVELS:
+            raise ValueError(f"esi_level must be 1..5, got {esi_level}")
+        inflight = self._inflight.get(request_id)
+        if inflight is None or inflight.aborted:
+            raise KeyError(f"request {request_id} is not queued or running in the engine")
+        if inflight.esi_level == esi_level:
+            return
+        inflight.esi_level = esi_level
+        self._end(inflight, _RESUBMIT)
+
+    # ----- observation ------------------------------------------------------------------------------------
+
+    def stats(self) -> EngineStats:
+        per_level = dict.fromkeys(ESI_LEVELS, 0)
+        for inflight in list(self._inflight.values()):
+            if not inflight.running:
+                per_level[inflight.esi_level] += 1
+        counters = self.counters
+        return EngineStats(
+            waiting_per_level=per_level,
+            running=counters.running,
+            evictions={"preempted": counters.preemptions, "resubmitted": self.resubmissions},
+            steps=counters.steps,
+            mean_step_s=counters.busy_s / counters.steps if counters.steps else 0.0,
+            finished=self._finished,
+        )
+
+    def health(self) -> EngineHealth:
+        if self._llm is None:
+            return EngineHealth(ok=False, detail=self._failure or "not started", restarts=self.restarts)
+        if self._llm.errored:
+            return EngineHealth(ok=False, detail=f"engine core failed: {self._llm.dead_error}", restarts=self.restarts)
+        return EngineHealth(
+            ok=True,
+            detail="running",
+            restarts=self.restarts,
+            extra={"kv_cache_usage": f"{self.counters.kv_cache_usage:.3f}", "model": self.config.model},
+        )
