@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 # No model hub here: everything the tests load is built locally, and a stray hub lookup must fail fast.
@@ -36,3 +37,14 @@ def small_model_dir(small_model: TriageModel, tmp_path_factory: pytest.TempPathF
     directory = tmp_path_factory.mktemp("triage-model")
     small_model.save(directory)
     return directory
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server for the session (no persistence: the tests restart it to lose everything)."""
+    from app.local_redis import start_redis_server
+
+    process, url = start_redis_server(tmp_path_factory.mktemp("redis"), appendonly=False)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)

@@ -47,3 +47,19 @@ def profile(
         f"a1={cost.a1:.3e} a2={cost.a2:.3e} g1={cost.g1:.3e} g2={cost.g2:.3e} beta={cost.beta:.3e} "
         f"({len(result.prefill_samples)} prefill and {len(result.decode_samples)} decode samples)"
     )
+
+
+@engine_app.command("run")
+def run() -> None:
+    """Run an engine worker: the engine named by TRIAGE_ENGINE serving TRIAGE_MODEL, fed from the Redis heap."""
+    import asyncio
+    import logging
+
+    from app.engine_worker import serve_engine
+    from app.settings import get_settings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = get_settings()
+    if settings.redis_url is None:
+        raise typer.BadParameter("set TRIAGE_REDIS_URL (the engine worker reads the shared heap)")
+    asyncio.run(serve_engine(settings))

@@ -6,6 +6,7 @@ import typer
 
 from app.cli.bench import bench_app
 from app.cli.engine import engine_app
+from app.cli.ops import db_app, serve, users_app, worker
 from app.cli.triage import triage_app
 
 cli = typer.Typer(
@@ -17,8 +18,16 @@ cli = typer.Typer(
 cli.add_typer(bench_app, name="bench")
 cli.add_typer(triage_app, name="triage")
 cli.add_typer(engine_app, name="engine")
+cli.add_typer(db_app, name="db")
+cli.add_typer(users_app, name="users")
+cli.command("serve")(serve)
+cli.command("worker")(worker)
 
 
 def main() -> None:
     """Run the command line."""
     cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -46,6 +46,8 @@ class RequestTiming:
     first_token_s: float | None = None
     finished_s: float | None = None
     tokens: int = 0
+    evictions: int = 0
+    """Times this request lost its KV cache (evicted, preempted, or resubmitted after an override/restart)."""
 
 
 @dataclass(slots=True)

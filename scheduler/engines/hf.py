@@ -242,6 +242,7 @@ class HFEngine(Engine):
             timing.tokens = inflight.streamed
             if finished:
                 timing.finished_s = now
+                timing.evictions = self.decisions.evicted.pop(request.request_id, 0)
             inflight.chunks.extend(fresh)
             if fresh or finished:
                 inflight.queue.put_nowait(TokenChunk(request.request_id, tuple(fresh), now, finished))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,8 @@ class DecisionLog:
     evictions: int = 0
     """Requests the library sent back to waiting after they had been running (offloaded or reset)."""
     seen_active: set[str] = field(default_factory=set)
+    evicted: Counter[str] = field(default_factory=Counter)
+    """Evictions per request still in the engine (the engine pops a request's count when it finishes)."""
 
     @property
     def mean_step_s(self) -> float:
@@ -106,6 +109,7 @@ class DecisionLog:
         for request_id in waiting_ids:
             if request_id in self.seen_active:
                 self.evictions += 1
+                self.evicted[request_id] += 1
         # Only requests still known to the library are remembered (finished ones drop out).
         self.seen_active = set(active_ids)
 

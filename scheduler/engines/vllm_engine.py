@@ -125,6 +125,12 @@ class _StepCounters:
     last_record_s: float | None = None
 
 
+def _preemptions(output: Any) -> int:
+    """How often vLLM preempted this attempt (its request stats, when vLLM keeps them)."""
+    metrics = getattr(output, "metrics", None)
+    return int(getattr(metrics, "num_preemptions", 0) or 0)
+
+
 class VLLMEngine(Engine):
     """AsyncLLM stepped by the semantic vLLM scheduler; async streaming, overrides and restarts for the product."""
 
@@ -299,6 +305,7 @@ class VLLMEngine(Engine):
                 finished = bool(item.finished) and completion.finish_reason != "abort"
                 if finished:
                     timing.finished_s = now
+                    timing.evictions = inflight.attempts - 1 + _preemptions(item)
                 if fresh or finished:
                     yield TokenChunk(request_id, fresh, now, finished)
                 if finished:

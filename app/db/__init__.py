@@ -1,0 +1,1 @@
+"""Database models, sessions and migrations."""

@@ -1,0 +1,230 @@
+"""SQLAlchemy 2 typed models: incidents and everything recorded about them, users and their tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import uuid
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, DateTime, Dialect, ForeignKey, Index, MetaData, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """Aware UTC datetimes on every database (SQLite keeps no zone: stored as naive UTC, read back as UTC)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are ambiguous; use aware UTC datetimes")
+        value = value.astimezone(dt.UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        result: dt.datetime = value
+        return result.replace(tzinfo=dt.UTC) if result.tzinfo is None else result.astimezone(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dt.datetime: UTCDateTime()}
+
+
+class Role(enum.StrEnum):
+    """What a user may do: call-takers enter calls, dispatchers act on incidents, supervisors also audit."""
+
+    CALL_TAKER = "call-taker"
+    DISPATCHER = "dispatcher"
+    SUPERVISOR = "supervisor"
+
+
+class IncidentStatus(enum.StrEnum):
+    NEW = "new"
+    CLAIMED = "claimed"
+    DISPATCHED = "dispatched"
+    CLOSED = "closed"
+
+
+class GuidanceState(enum.StrEnum):
+    """Where the engine is with an incident's guidance."""
+
+    PENDING = "pending"  # stored, not yet classified
+    QUEUED = "queued"  # classified, waiting in the semantic heap
+    PREFILLING = "prefilling"  # in the engine, no token yet
+    GENERATING = "generating"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Incident(Base):
+    """One call: the message as received, its effective acuity, and where it stands."""
+
+    __tablename__ = "incidents"
+    __table_args__ = (
+        UniqueConstraint("source", "webhook_id", name="uq_incidents_source_webhook_id"),
+        Index("ix_incidents_open_order", "status", "esi_level", "accepted_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    source: Mapped[str] = mapped_column(String(64))
+    webhook_id: Mapped[str] = mapped_column(String(255))
+    call_id: Mapped[str | None] = mapped_column(String(255))
+    caller: Mapped[str | None] = mapped_column(String(255))
+    location: Mapped[str | None] = mapped_column(String(1024))
+    text: Mapped[str] = mapped_column(Text)
+    received_at: Mapped[dt.datetime | None]
+    accepted_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default=IncidentStatus.NEW.value)
+    esi_level: Mapped[int | None]
+    """The effective level: the dispatcher's override if any, else the classifier's."""
+    model_level: Mapped[int | None]
+    override_level: Mapped[int | None]
+    predicted_output_tokens: Mapped[int | None]
+    chief_complaint: Mapped[str | None] = mapped_column(String(255))
+    classified_at: Mapped[dt.datetime | None]
+    queued_at: Mapped[dt.datetime | None]
+    guidance_state: Mapped[str] = mapped_column(String(16), default=GuidanceState.PENDING.value)
+    claimed_by: Mapped[str | None] = mapped_column(ForeignKey("users.id"))
+
+    classifications: Mapped[list[Classification]] = relationship(
+        back_populates="incident", order_by="Classification.id"
+    )
+    guidance: Mapped[Guidance | None] = relationship(back_populates="incident")
+    outcome: Mapped[Outcome | None] = relationship(back_populates="incident")
+
+
+class Classification(Base):
+    """Every classification made, with the model that made it (one per incident and model version)."""
+
+    __tablename__ = "classifications"
+    __table_args__ = (UniqueConstraint("incident_id", "model_version", name="uq_classifications_incident_model"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), index=True)
+    esi_level: Mapped[int]
+    classifier_level: Mapped[int]
+    decision_point: Mapped[str] = mapped_column(String(8))
+    probabilities: Mapped[dict[str, float]] = mapped_column(JSON)
+    evidence: Mapped[list[dict[str, object]]] = mapped_column(JSON)
+    predicted_output_tokens: Mapped[int]
+    model_version: Mapped[str] = mapped_column(String(128))
+    backend: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    incident: Mapped[Incident] = relationship(back_populates="classifications")
+
+
+class Guidance(Base):
+    """The engine's guidance for an incident, as far as it has been written."""
+
+    __tablename__ = "guidance"
+
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), primary_key=True)
+    text: Mapped[str] = mapped_column(Text, default="")
+    tokens: Mapped[int] = mapped_column(default=0)
+    model: Mapped[str] = mapped_column(String(255))
+    prompt_version: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    incident: Mapped[Incident] = relationship(back_populates="guidance")
+
+
+class Outcome(Base):
+    """How the incident went through the machine: waits, times, tokens, cache losses."""
+
+    __tablename__ = "outcomes"
+
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), primary_key=True)
+    esi_level: Mapped[int]
+    queue_wait_s: Mapped[float]
+    """From queued in the semantic heap to handed to the engine."""
+    ttft_s: Mapped[float | None]
+    """From handed to the engine to the first token."""
+    total_s: Mapped[float]
+    """From accepted at intake to the guidance finished."""
+    tokens: Mapped[int]
+    evictions: Mapped[int] = mapped_column(default=0)
+    deliveries: Mapped[int] = mapped_column(default=1)
+    """How many times an engine worker took the incident (more than 1 after a crash or lease expiry)."""
+    engine: Mapped[str] = mapped_column(String(32))
+    model: Mapped[str] = mapped_column(String(255))
+    error: Mapped[str | None] = mapped_column(Text)
+    finished_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    incident: Mapped[Incident] = relationship(back_populates="outcome")
+
+
+class IncidentEvent(Base):
+    """Append-only audit log: who did what to which incident, the state before and after."""
+
+    __tablename__ = "incident_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    incident_id: Mapped[str | None] = mapped_column(ForeignKey("incidents.id"), index=True)
+    actor: Mapped[str] = mapped_column(String(128))
+    """A user name, or `system:<component>`."""
+    action: Mapped[str] = mapped_column(String(32), index=True)
+    before: Mapped[dict[str, object] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, object] | None] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)
+
+
+class Outbox(Base):
+    """Stored messages owed to the pipeline, written in the intake transaction; done when the guidance is."""
+
+    __tablename__ = "outbox"
+
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    published_at: Mapped[dt.datetime | None]
+    attempts: Mapped[int] = mapped_column(default=0)
+    done_at: Mapped[dt.datetime | None] = mapped_column(index=True)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class ApiToken(Base):
+    """A per-user bearer token; only its SHA-256 is stored."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(128), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[dt.datetime | None]

@@ -1,0 +1,1 @@
+"""Message intake: webhook signatures, the message schema, storing a message with its outbox entry."""

@@ -1,0 +1,230 @@
+"""The incident pipeline's steps on the database and the heap: store, classify, queue, reconcile.
+
+The database is the source of truth. Intake stores the message and its outbox entry in one transaction before it
+answers 202; the outbox entry is done only when the guidance is. The reconciler (run by the web app) hands every
+stored-but-unclassified message to the workers again after `outbox_redeliver_s`, and puts back in the heap every
+classified incident that is neither done nor in the heap (after a Redis restart, say): nothing accepted is lost.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.db.models import (
+    Classification,
+    GuidanceState,
+    Incident,
+    IncidentEvent,
+    Outbox,
+    utcnow,
+)
+from app.db.session import session_scope
+from app.intake.schemas import IntakeMessage
+from app.settings import Settings
+from scheduler.cost_model import CostModel
+from scheduler.engines.hf import CPU_DEFAULT_COSTS
+from scheduler.redis_heap import RedisSemanticHeap
+from triage_models.pipeline import Triager
+
+log = logging.getLogger(__name__)
+
+PROMPT_OVERHEAD_TOKENS = 250
+"""The guidance prompt's fixed part (instructions), added to the message's own tokens in estimates."""
+
+
+def store_message(session: Session, source: str, webhook_id: str, message: IntakeMessage) -> tuple[str, bool]:
+    """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing."""
+    existing = session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
+    if existing is not None:
+        return existing, True
+    incident = Incident(
+        source=source,
+        webhook_id=webhook_id,
+        call_id=message.call_id,
+        caller=message.caller,
+        location=message.location,
+        text=message.text,
+        received_at=message.received_at,
+        accepted_at=utcnow(),
+        chief_complaint=chief_complaint(message.text),
+    )
+    session.add(incident)
+    try:
+        session.flush()
+    except IntegrityError:  # the same webhook id, concurrently: the other request stored it
+        session.rollback()
+        existing = session.scalar(
+            select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id)
+        )
+        if existing is None:
+            raise
+        return existing, True
+    session.add(Outbox(incident_id=incident.id))
+    session.add(
+        IncidentEvent(
+            incident_id=incident.id,
+            actor=f"system:intake:{source}",
+            action="received",
+            after={"webhook_id": webhook_id, "call_id": message.call_id},
+        )
+    )
+    return incident.id, False
+
+
+def chief_complaint(text: str, limit: int = 120) -> str:
+    """The message's first sentence, shortened for a queue line."""
+    first = text.strip().split("\n", 1)[0]
+    for stop in (". ", "? ", "! "):
+        if stop in first:
+            first = first.split(stop, 1)[0]
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def estimate_remaining_s(text: str, predicted_output_tokens: int, cost_model: CostModel = CPU_DEFAULT_COSTS) -> float:
+    """Estimated engine time for an incident's guidance: prefill of the prompt, then the predicted answer."""
+    prompt_tokens = PROMPT_OVERHEAD_TOKENS + len(text) // 4
+    return cost_model.prefill_s(prompt_tokens) + cost_model.decode_s(prompt_tokens, predicted_output_tokens)
+
+
+def arrival_us(incident: Incident) -> int:
+    return int(incident.accepted_at.timestamp() * 1_000_000)
+
+
+@functools.cache
+def triager_for(model_dir: str | None) -> Triager:
+    """The triage models, loaded (or trained on first use) once per process."""
+    from pathlib import Path
+
+    from triage_models.store import load_or_train_default
+
+    return Triager(load_or_train_default(Path(model_dir) if model_dir else None))
+
+
+def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: str) -> str:
+    """Classify an incident (once per model version) and queue it in the heap; idempotent. Returns what it did."""
+    triager = triager_for(str(settings.model_dir) if settings.model_dir else None)
+    with session_scope(settings.database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None:
+            log.warning("classify: incident %s does not exist", incident_id)
+            return "missing"
+        if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
+            return "finished"
+        version = triager.model.version
+        done = session.scalar(
+            select(Classification.id).where(
+                Classification.incident_id == incident_id, Classification.model_version == version
+            )
+        )
+        action = "already classified"
+        if done is None:
+            result = triager.classify(incident.text)
+            session.add(
+                Classification(
+                    incident_id=incident_id,
+                    esi_level=result.esi_level,
+                    classifier_level=result.classifier_level,
+                    decision_point=result.decision_point.value,
+                    probabilities={str(level): p for level, p in result.probabilities.items()},
+                    evidence=[item.to_json() for item in result.evidence],
+                    predicted_output_tokens=result.predicted_output_tokens,
+                    model_version=result.model_version,
+                    backend=result.backend,
+                )
+            )
+            before = {"esi_level": incident.esi_level}
+            incident.model_level = result.esi_level
+            incident.esi_level = incident.override_level or result.esi_level
+            incident.predicted_output_tokens = result.predicted_output_tokens
+            incident.classified_at = utcnow()
+            session.add(
+                IncidentEvent(
+                    incident_id=incident_id,
+                    actor="system:classifier",
+                    action="classified",
+                    before=before,
+                    after={"esi_level": incident.esi_level, "model_version": result.model_version},
+                )
+            )
+            action = "classified"
+        if incident.guidance_state == GuidanceState.PENDING:
+            incident.guidance_state = GuidanceState.QUEUED.value
+            incident.queued_at = utcnow()
+        level, text = incident.esi_level, incident.text
+        tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
+    assert level is not None
+    heap.push(incident_id, level, estimate_remaining_s(text, tokens), arrival)
+    return action
+
+
+def publish_classify_default(incident_id: str) -> None:
+    from app.worker.tasks import classify
+
+    classify.apply_async(args=[incident_id], retry=False)
+
+
+def reconcile(
+    settings: Settings,
+    heap: RedisSemanticHeap,
+    publish: Callable[[str], Any] = publish_classify_default,
+    now: dt.datetime | None = None,
+) -> dict[str, int]:
+    """One pass: republish stale unclassified messages, re-queue classified ones missing from the heap."""
+    now = now or utcnow()
+    stale_before = now - dt.timedelta(seconds=settings.outbox_redeliver_s)
+    counts = {"republished": 0, "requeued": 0, "expired_leases": heap.requeue_expired()}
+    with session_scope(settings.database_url) as session:
+        rows = session.execute(
+            select(Outbox, Incident.classified_at).join(Incident).where(Outbox.done_at.is_(None))
+        ).all()
+        to_publish = [
+            outbox
+            for outbox, classified_at in rows
+            # Intake hands each message over right after it answers; only a stale one is handed over again.
+            if classified_at is None and (outbox.published_at or outbox.created_at) < stale_before
+        ]
+        classified = [outbox.incident_id for outbox, classified_at in rows if classified_at is not None]
+        for outbox in to_publish:
+            try:
+                publish(outbox.incident_id)
+            except Exception as error:  # the broker is away: the next pass tries again
+                log.warning("reconcile: cannot hand %s to the workers: %s", outbox.incident_id, error)
+                break
+            outbox.published_at = now
+            outbox.attempts += 1
+            counts["republished"] += 1
+    if classified:
+        pipe = heap.client.pipeline(transaction=False)
+        for incident_id in classified:
+            pipe.hexists(heap.keys[2], incident_id)
+        missing = [incident_id for incident_id, there in zip(classified, pipe.execute(), strict=True) if not there]
+        # Read the state after seeing the heap: an engine worker commits "done" before it acks the heap.
+        with session_scope(settings.database_url) as session:
+            for incident in session.scalars(select(Incident).where(Incident.id.in_(missing))):
+                if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED) or incident.esi_level is None:
+                    continue
+                estimate = estimate_remaining_s(incident.text, incident.predicted_output_tokens or 0)
+                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident)):
+                    counts["requeued"] += 1
+    return counts
+
+
+def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any) -> None:
+    """Reconcile every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
+    while not stop.wait(settings.reconcile_interval_s):
+        started = time.monotonic()
+        try:
+            counts = reconcile(settings, heap)
+            if counts["republished"] or counts["requeued"] or counts["expired_leases"]:
+                log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
+        except Exception as error:  # Redis or the database away for a moment: try again next time
+            log.warning("reconcile failed: %s", error)

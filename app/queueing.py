@@ -1,0 +1,27 @@
+"""The product's Redis: one client per URL and process, the semantic heap, override notices."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import redis
+
+from scheduler.redis_heap import RedisSemanticHeap
+
+OVERRIDE_CHANNEL = "overrides"
+
+
+@functools.cache
+def redis_client(url: str) -> redis.Redis:
+    """A client that fails fast when Redis is away (intake never waits on it)."""
+    return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=10)
+
+
+def heap_for(url: str, prefix: str) -> RedisSemanticHeap:
+    return RedisSemanticHeap(redis_client(url), prefix)
+
+
+def publish_override(client: Any, prefix: str, incident_id: str, esi_level: int) -> None:
+    """Tell every engine worker: this incident's level changed (the one serving it re-prioritizes at once)."""
+    client.publish(f"{prefix}:{OVERRIDE_CHANNEL}", f"{incident_id} {esi_level}")

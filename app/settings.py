@@ -1,0 +1,115 @@
+"""Settings from `TRIAGE_*` environment variables, with embedded defaults and the checks production needs."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from scheduler.engines.base import ENGINE_NAMES
+
+DATA_DIR = Path.home() / ".local" / "share" / "triage-dispatch"
+DEFAULT_LLM = "Qwen/Qwen2.5-0.5B-Instruct"
+"""The small instruct model the engine serves by default: downloaded once from the Hugging Face hub (internet
+needed once), or any local directory with the same files."""
+PLACEHOLDER_SECRET = "whsec_" + base64.b64encode(b"triage-dispatch development secret").decode()
+"""Works out of the box on a laptop; refused in production."""
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used (named, with the reason)."""
+
+
+def _check_secret(source: str, secret: str) -> None:
+    if not secret.startswith("whsec_"):
+        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret must start with 'whsec_'")
+    try:
+        key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    except binascii.Error:
+        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: the part after 'whsec_' is not base64") from None
+    if len(key) < 24:
+        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret needs at least 24 random bytes")
+
+
+class Settings(BaseSettings):
+    """Everything a deployment configures; read once per process (`get_settings`)."""
+
+    model_config = SettingsConfigDict(env_prefix="TRIAGE_", extra="ignore")
+
+    env: Literal["development", "production"] = "development"
+    database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
+    redis_url: str | None = None
+    """None: `serve` starts a local redis-server; every other process needs it set."""
+    webhook_secrets: dict[str, list[str]] = Field(
+        default_factory=lambda: {"console": [PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
+    )
+    """Source name -> its `whsec_` secrets (several during a rotation)."""
+    webhook_tolerance_s: int = 300
+    max_body_bytes: int = 65_536
+    dev_open_api: bool = False
+    """Development only: the incident API without a token, for local tools."""
+
+    engine: str = "hf"
+    model: str = DEFAULT_LLM
+    """The LLM the engine serves: a hub id (downloaded once) or a local directory."""
+    engine_num_blocks: int = 512
+    engine_block_size: int = 16
+    engine_max_batch_tokens: int = 512
+    engine_max_requests: int = 16
+    max_new_tokens: int = 256
+    engine_lease_s: float = 30.0
+    """An incident taken by an engine worker goes back to the queue if the worker stops renewing this long."""
+    vllm_gpu_memory_utilization: float = 0.85
+    vllm_kv_offloading_gib: float | None = None
+
+    model_dir: Path | None = None
+    """The triage classifier's directory (default: trained on first use into the user cache)."""
+    outbox_redeliver_s: float = 30.0
+    """A stored message not yet classified is handed to the workers again after this long."""
+    reconcile_interval_s: float = 2.0
+    celery_visibility_timeout_s: int = 300
+    queue_prefix: str = "triage"
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str) -> str:
+        if value not in ENGINE_NAMES:
+            raise ValueError(f"unknown engine {value!r}; known engines: {', '.join(ENGINE_NAMES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _safe(self) -> Settings:
+        if not self.webhook_secrets:
+            raise SettingsError("TRIAGE_WEBHOOK_SECRETS names no source")
+        for source, secrets in self.webhook_secrets.items():
+            if not secrets:
+                raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}] has no secret")
+            for secret in secrets:
+                _check_secret(source, secret)
+        if self.env == "production":
+            placeholders = [source for source, secrets in self.webhook_secrets.items() if PLACEHOLDER_SECRET in secrets]
+            if placeholders:
+                raise SettingsError(
+                    "production refuses the development placeholder webhook secret "
+                    f"(sources: {', '.join(placeholders)}); set TRIAGE_WEBHOOK_SECRETS"
+                )
+            if self.dev_open_api:
+                raise SettingsError("production refuses TRIAGE_DEV_OPEN_API: the incident API needs authentication")
+            if self.redis_url is None:
+                raise SettingsError("production needs TRIAGE_REDIS_URL (no embedded redis-server)")
+        return self
+
+    @property
+    def api_open(self) -> bool:
+        return self.dev_open_api and self.env == "development"
+
+
+@functools.cache
+def get_settings() -> Settings:
+    """The process's settings, read from the environment once."""
+    return Settings()

@@ -1,0 +1,1 @@
+"""Celery workers: classification of stored messages."""

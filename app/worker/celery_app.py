@@ -1,0 +1,26 @@
+"""The Celery application (Redis broker): late acks, one task at a time per process, results not kept."""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from app.settings import Settings, get_settings
+
+
+def make_celery(settings: Settings) -> Celery:
+    broker = settings.redis_url or "redis://127.0.0.1:6379/0"
+    celery = Celery("triage_dispatch", broker=broker, include=["app.worker.tasks"])
+    celery.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        broker_transport_options={"visibility_timeout": settings.celery_visibility_timeout_s},
+        worker_hijack_root_logger=False,
+    )
+    return celery
+
+
+celery_app = make_celery(get_settings())

@@ -1,0 +1,298 @@
+"""The semantic heap shared by processes and machines: Redis sorted sets, atomic pop-with-lease in Lua.
+
+Keys (under a prefix): `queue`, a sorted set of waiting items scored by ESI level then estimated remaining
+milliseconds, members `"<arrival µs, 20 digits>|<id>"` so equal scores go by arrival; `leases`, a sorted set of
+leased ids scored by lease expiry (Redis server time, ms); `items`, a hash id -> JSON (level, estimate, arrival,
+score, member, consumer, deliveries). Every operation that touches more than one key is one Lua script, so a
+crashed client leaves no half-done state, and expired leases go back to the queue (at their current key) before
+every pop: a consumer that dies loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.request import ESI_LEVELS
+
+LEVEL_SCALE = 10**10
+"""The score is `esi_level * LEVEL_SCALE + estimated remaining ms` (capped below the scale); exact in a double."""
+ARRIVAL_DIGITS = 20
+
+_REQUEUE_EXPIRED = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function requeue_expired(queue, leases, items, now)
+  local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
+  for _, id in ipairs(expired) do
+    redis.call('ZREM', leases, id)
+    local raw = redis.call('HGET', items, id)
+    if raw then
+      local item = cjson.decode(raw)
+      item.consumer = ''
+      redis.call('HSET', items, id, cjson.encode(item))
+      redis.call('ZADD', queue, item.score, item.member)
+    end
+  end
+  return #expired
+end
+"""
+
+_PUSH = """
+-- KEYS: queue, leases, items; ARGV: id, json item. Returns 1 if added, 0 if the id is already waiting or leased.
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
+local item = cjson.decode(ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[1], item.score, item.member)
+return 1
+"""
+
+_POP_LEASE = (
+    _REQUEUE_EXPIRED
+    + """
+-- KEYS: queue, leases, items; ARGV: lease ms, consumer, max level (0 = any). Returns the item JSON or nil.
+local now = now_ms()
+requeue_expired(KEYS[1], KEYS[2], KEYS[3], now)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #head == 0 then return false end
+local max_level = tonumber(ARGV[3])
+if max_level > 0 and math.floor(tonumber(head[2]) / 1e10) > max_level then return false end
+local member = head[1]
+redis.call('ZREM', KEYS[1], member)
+local id = string.sub(member, 22)
+local raw = redis.call('HGET', KEYS[3], id)
+local item = cjson.decode(raw)
+item.consumer = ARGV[2]
+item.deliveries = (item.deliveries or 0) + 1
+local encoded = cjson.encode(item)
+redis.call('HSET', KEYS[3], id, encoded)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), id)
+return encoded
+"""
+)
+
+_REQUEUE = (
+    _REQUEUE_EXPIRED
+    + """
+-- KEYS: queue, leases, items. Returns how many expired leases went back to the queue.
+return requeue_expired(KEYS[1], KEYS[2], KEYS[3], now_ms())
+"""
+)
+
+_OWNED = """
+local raw = redis.call('HGET', KEYS[3], ARGV[1])
+if not raw then return nil end
+local item = cjson.decode(raw)
+if item.consumer ~= ARGV[2] or not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return nil end
+"""
+
+_ACK = (
+    """
+-- KEYS: queue, leases, items; ARGV: id, consumer. Removes a leased item for good; 0 if not leased by this consumer.
+local function run()
+"""
+    + _OWNED
+    + """
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+end
+return run() or 0
+"""
+)
+
+_RENEW = (
+    """
+-- KEYS: queue, leases, items; ARGV: id, consumer, lease ms. 0 if the lease is no longer this consumer's.
+local function run()
+"""
+    + _OWNED
+    + """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[3]), ARGV[1])
+return 1
+end
+return run() or 0
+"""
+)
+
+_RELEASE = (
+    """
+-- KEYS: queue, leases, items; ARGV: id, consumer. Puts a leased item back in the queue at once.
+local function run()
+"""
+    + _OWNED
+    + """
+redis.call('ZREM', KEYS[2], ARGV[1])
+item.consumer = ''
+redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
+redis.call('ZADD', KEYS[1], item.score, item.member)
+return 1
+end
+return run() or 0
+"""
+)
+
+_REKEY = """
+-- KEYS: queue, leases, items; ARGV: id, level, score. Returns 'waiting', 'leased' or 'absent'.
+local raw = redis.call('HGET', KEYS[3], ARGV[1])
+if not raw then return 'absent' end
+local item = cjson.decode(raw)
+local waiting = redis.call('ZREM', KEYS[1], item.member) == 1
+item.esi_level = tonumber(ARGV[2])
+item.score = ARGV[3]
+redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
+if waiting then
+  redis.call('ZADD', KEYS[1], item.score, item.member)
+  return 'waiting'
+end
+return 'leased'
+"""
+
+_REMOVE = """
+-- KEYS: queue, leases, items; ARGV: id. Returns 1 if it was there.
+local raw = redis.call('HGET', KEYS[3], ARGV[1])
+if not raw then return 0 end
+local item = cjson.decode(raw)
+redis.call('ZREM', KEYS[1], item.member)
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+
+def score_of(esi_level: int, est_remaining_s: float) -> int:
+    """The sorted-set score: ESI level first, then estimated remaining milliseconds."""
+    if esi_level not in ESI_LEVELS:
+        raise ValueError(f"esi_level must be 1..5, got {esi_level}")
+    if est_remaining_s < 0:
+        raise ValueError(f"est_remaining_s must be >= 0, got {est_remaining_s}")
+    return esi_level * LEVEL_SCALE + min(LEVEL_SCALE - 1, round(est_remaining_s * 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class HeapItem:
+    """A queued incident as the heap keeps it."""
+
+    item_id: str
+    esi_level: int
+    est_remaining_s: float
+    arrival_us: int
+    deliveries: int = 0
+    consumer: str = ""
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> HeapItem:
+        data = json.loads(raw)
+        return cls(
+            item_id=str(data["id"]),
+            esi_level=int(data["esi_level"]),
+            est_remaining_s=float(data["est_remaining_s"]),
+            arrival_us=int(data["arrival_us"]),
+            deliveries=int(data.get("deliveries", 0)),
+            consumer=str(data.get("consumer", "")),
+        )
+
+
+class RedisSemanticHeap:
+    """Waiting incidents ordered by (ESI level, estimated remaining work, arrival), leased to consumers."""
+
+    def __init__(self, client: Any, prefix: str = "triage") -> None:
+        self.client = client
+        self.prefix = prefix
+        self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items"]
+        self._push = client.register_script(_PUSH)
+        self._pop = client.register_script(_POP_LEASE)
+        self._requeue = client.register_script(_REQUEUE)
+        self._ack = client.register_script(_ACK)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+        self._rekey = client.register_script(_REKEY)
+        self._remove = client.register_script(_REMOVE)
+
+    def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
+        """Queue an item; False (and no change) if it is already waiting or leased."""
+        if "|" in item_id:
+            raise ValueError("item ids may not contain '|'")
+        if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
+            raise ValueError("arrival_us out of range")
+        score = score_of(esi_level, est_remaining_s)
+        item = {
+            "id": item_id,
+            "esi_level": esi_level,
+            "est_remaining_s": est_remaining_s,
+            "arrival_us": arrival_us,
+            "score": str(score),
+            "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{item_id}",
+            "deliveries": 0,
+            "consumer": "",
+        }
+        return bool(self._push(keys=self.keys, args=[item_id, json.dumps(item)]))
+
+    def pop_lease(self, consumer: str, lease_s: float, max_level: int = 0) -> HeapItem | None:
+        """Take the most urgent waiting item under a lease (None if none, or if the most urgent is less urgent
+        than `max_level`); expired leases go back to the queue first."""
+        raw = self._pop(keys=self.keys, args=[int(lease_s * 1000), consumer, max_level])
+        return HeapItem.from_json(raw) if raw else None
+
+    def ack(self, item_id: str, consumer: str) -> bool:
+        """Done with a leased item: it leaves the heap. False if the lease is no longer this consumer's."""
+        return bool(self._ack(keys=self.keys, args=[item_id, consumer]))
+
+    def renew(self, item_id: str, consumer: str, lease_s: float) -> bool:
+        """Extend a lease; False if it expired and went back to the queue (or to another consumer)."""
+        return bool(self._renew(keys=self.keys, args=[item_id, consumer, int(lease_s * 1000)]))
+
+    def release(self, item_id: str, consumer: str) -> bool:
+        """Give a leased item back to the queue at once (the consumer cannot serve it now)."""
+        return bool(self._release(keys=self.keys, args=[item_id, consumer]))
+
+    def requeue_expired(self) -> int:
+        """Put every item whose lease expired back in the queue; how many there were."""
+        return int(self._requeue(keys=self.keys, args=[]))
+
+    def rekey(self, item_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
+        """Apply an override: 'waiting' (re-ordered now), 'leased' (the new key holds if it comes back), 'absent'."""
+        current = self.get(item_id)
+        if current is None:
+            return "absent"
+        estimate = current.est_remaining_s if est_remaining_s is None else est_remaining_s
+        result = self._rekey(keys=self.keys, args=[item_id, esi_level, score_of(esi_level, estimate)])
+        return result.decode() if isinstance(result, bytes) else str(result)
+
+    def remove(self, item_id: str) -> bool:
+        return bool(self._remove(keys=self.keys, args=[item_id]))
+
+    def get(self, item_id: str) -> HeapItem | None:
+        raw = self.client.hget(self.keys[2], item_id)
+        return HeapItem.from_json(raw) if raw else None
+
+    def __contains__(self, item_id: object) -> bool:
+        return bool(self.client.hexists(self.keys[2], str(item_id)))
+
+    def waiting(self) -> int:
+        return int(self.client.zcard(self.keys[0]))
+
+    def leased(self) -> int:
+        return int(self.client.zcard(self.keys[1]))
+
+    def peek_level(self) -> int | None:
+        """The ESI level of the most urgent waiting item."""
+        head = self.client.zrange(self.keys[0], 0, 0, withscores=True)
+        return int(head[0][1]) // LEVEL_SCALE if head else None
+
+    def waiting_ids(self) -> list[str]:
+        """Waiting ids, most urgent first."""
+        members = self.client.zrange(self.keys[0], 0, -1)
+        return [(m.decode() if isinstance(m, bytes) else m).split("|", 1)[1] for m in members]
+
+    def depth_per_level(self) -> dict[int, int]:
+        """Waiting items per ESI level."""
+        pipe = self.client.pipeline(transaction=False)
+        for level in ESI_LEVELS:
+            pipe.zcount(self.keys[0], level * LEVEL_SCALE, f"({(level + 1) * LEVEL_SCALE}")
+        return dict(zip(ESI_LEVELS, (int(count) for count in pipe.execute()), strict=True))

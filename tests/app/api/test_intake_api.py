@@ -1,0 +1,155 @@
+"""The intake endpoint and the incident API on a migrated SQLite database (no Redis: intake must not need it)."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from standardwebhooks.webhooks import Webhook
+
+from app.api.main import create_app
+from app.auth import add_user, issue_token
+from app.db.migrate import upgrade
+from app.db.models import Incident, IncidentEvent, Outbox
+from app.db.session import session_scope
+from app.settings import Settings
+
+SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    url = f"sqlite:///{tmp_path / 'triage.db'}"
+    upgrade(url)
+    return Settings(database_url=url, webhook_secrets={"cad": [SECRET]}, redis_url=None)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, reconciler=False)) as test_client:
+        yield test_client
+
+
+def signed(
+    body: dict[str, object] | bytes, msg_id: str = "msg_1", secret: str = SECRET, at: float | None = None
+) -> tuple[bytes, dict[str, str]]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    when = dt.datetime.fromtimestamp(at if at is not None else time.time(), tz=dt.UTC)
+    signature = Webhook(secret).sign(msg_id, when, raw.decode())
+    headers = {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(when.timestamp())),
+        "webhook-signature": signature,
+        "content-type": "application/json",
+    }
+    return raw, headers
+
+
+def counts(settings: Settings) -> tuple[int, int, int]:
+    with session_scope(settings.database_url) as session:
+        return (
+            session.scalar(select(func.count()).select_from(Incident)) or 0,
+            session.scalar(select(func.count()).select_from(Outbox)) or 0,
+            session.scalar(select(func.count()).select_from(IncidentEvent)) or 0,
+        )
+
+
+def test_a_signed_message_is_stored_with_its_outbox_entry_before_202(client: TestClient, settings: Settings) -> None:
+    body, headers = signed({"text": "Man collapsed, not breathing.", "caller": "Ann", "call_id": "c-1"})
+    response = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 202
+    assert response.json()["duplicate"] is False
+    assert counts(settings) == (1, 1, 1)
+    with session_scope(settings.database_url) as session:
+        incident = session.get(Incident, response.json()["incident_id"])
+        assert incident is not None
+        assert (incident.source, incident.webhook_id, incident.caller, incident.call_id) == (
+            "cad",
+            "msg_1",
+            "Ann",
+            "c-1",
+        )
+        assert incident.chief_complaint == "Man collapsed, not breathing."
+        assert incident.guidance_state == "pending"
+
+
+def test_the_same_webhook_id_returns_the_same_incident_and_creates_nothing(
+    client: TestClient, settings: Settings
+) -> None:
+    body, headers = signed({"text": "Chest pain"})
+    first = client.post("/v1/intake/cad", content=body, headers=headers).json()
+    again = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert again.status_code == 202
+    assert again.json() == {"incident_id": first["incident_id"], "duplicate": True}
+    assert counts(settings) == (1, 1, 1)
+
+
+def test_refusals_carry_the_right_status_and_store_nothing(client: TestClient, settings: Settings) -> None:
+    body, headers = signed({"text": "Chest pain"})
+    assert client.post("/v1/intake/nobody", content=body, headers=headers).status_code == 404
+    altered = client.post("/v1/intake/cad", content=body.replace(b"Chest", b"Ankle"), headers=headers)
+    assert altered.status_code == 401 and altered.json()["detail"] == "no signature matches"
+    wrong = signed({"text": "Chest pain"}, secret="whsec_" + base64.b64encode(b"x" * 32).decode())
+    assert client.post("/v1/intake/cad", content=wrong[0], headers=wrong[1]).status_code == 401
+    stale = signed({"text": "Chest pain"}, at=time.time() - 400)
+    response = client.post("/v1/intake/cad", content=stale[0], headers=stale[1])
+    assert response.status_code == 401 and response.json()["detail"] == "webhook-timestamp is too old"
+    unsigned = client.post("/v1/intake/cad", content=body)
+    assert unsigned.status_code == 401
+    huge = signed({"text": "x" * 70_000})
+    assert client.post("/v1/intake/cad", content=huge[0], headers=huge[1]).status_code == 413
+    empty = signed({"text": "   ", "received_at": "yesterday"})
+    response = client.post("/v1/intake/cad", content=empty[0], headers=empty[1])
+    assert response.status_code == 422
+    assert {error["field"] for error in response.json()["errors"]} == {"text", "received_at"}
+    not_json = signed(b"text=hello")
+    assert client.post("/v1/intake/cad", content=not_json[0], headers=not_json[1]).status_code == 422
+    assert counts(settings) == (0, 0, 0)
+    metrics = client.get("/metrics").text
+    for reason, count in (
+        ("unknown_source", 1),
+        ("bad_signature", 2),
+        ("missing_headers", 1),
+        ("stale_timestamp", 1),
+        ("too_large", 1),
+        ("invalid", 2),
+    ):
+        assert f'triage_intake_rejected_total{{reason="{reason}"}} {count}.0' in metrics
+
+
+def test_incidents_need_a_token_and_come_most_urgent_first(client: TestClient, settings: Settings) -> None:
+    ids = []
+    for index, text in enumerate(["Sprained ankle", "Not breathing", "Unclassified yet"]):
+        body, headers = signed({"text": text}, msg_id=f"m{index}")
+        ids.append(client.post("/v1/intake/cad", content=body, headers=headers).json()["incident_id"])
+    with session_scope(settings.database_url) as session:
+        session.get(Incident, ids[0]).esi_level = 5  # type: ignore[union-attr]
+        session.get(Incident, ids[1]).esi_level = 1  # type: ignore[union-attr]
+        user = add_user(session, "dana", "dispatcher", "correct horse")
+        token = issue_token(session, user, "tests")
+    assert client.get("/v1/incidents").status_code == 401
+    assert client.get(f"/v1/incidents/{ids[0]}").status_code == 401
+    assert client.get("/v1/incidents", headers={"authorization": "Bearer tdk_wrong"}).status_code == 401
+    auth = {"authorization": f"Bearer {token}"}
+    listed = client.get("/v1/incidents", headers=auth).json()["incidents"]
+    assert [item["id"] for item in listed] == [ids[1], ids[0], ids[2]]
+    detail = client.get(f"/v1/incidents/{ids[1]}", headers=auth).json()
+    assert detail["text"] == "Not breathing" and detail["guidance"] is None
+    assert [event["action"] for event in detail["events"]] == ["received"]
+    assert client.get("/v1/incidents/nope", headers=auth).status_code == 404
+
+
+def test_the_open_api_is_for_development_only(settings: Settings) -> None:
+    opened = settings.model_copy(update={"dev_open_api": True})
+    with TestClient(create_app(opened, reconciler=False)) as open_client:
+        assert open_client.get("/v1/incidents").status_code == 200
+    closed = settings.model_copy(update={"dev_open_api": True, "env": "production"})
+    with TestClient(create_app(closed, reconciler=False)) as prod_client:
+        assert prod_client.get("/v1/incidents").status_code == 401
