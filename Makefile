@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install services clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +16,16 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# The main job until the web app exists: the paper's spike experiment, every policy side by side.
-run: install
-	$(BIN)/triage-dispatch bench sim --experiment spikes --gap 0.1 --concurrency 100
+# Services the product and its tests use on one machine: redis-server (Debian package) when it is missing.
+services:
+	@command -v redis-server >/dev/null || { \
+		SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+		$$SUDO apt-get install -y -qq redis-server >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq redis-server >/dev/null; }; }
+
+# The main job: the whole product on embedded defaults (SQLite, a local redis-server, the hf engine on the CPU).
+run: install services
+	$(BIN)/triage-dispatch serve
 
 lint: install
 	$(BIN)/ruff check .
@@ -26,7 +33,7 @@ lint: install
 	$(BIN)/mypy
 
 # pytest exits 5 when it collects no tests; make treats that as a failure, so an empty run cannot pass.
-test: lint
+test: lint services
 	$(BIN)/pytest
 
 clean:

@@ -44,10 +44,10 @@ def resolve_model(name: str) -> str:
         return name
     from scheduler.bench.tiny_models import build_tiny_llama
 
-    directory = DATA_DIR / "models" / "tiny-llama"
-    if not (directory / "config.json").is_file():
+    directory = DATA_DIR / "models"
+    if not (directory / "tiny-llama" / "config.json").is_file():
         build_tiny_llama(directory)
-    return str(directory)
+    return str(directory / "tiny-llama")
 
 
 def build_engine(settings: Settings) -> Engine:
@@ -88,7 +88,9 @@ class _Serving:
 class EngineWorker:
     """One engine, fed from the shared heap."""
 
-    def __init__(self, settings: Settings, engine: Engine, tokenizer: Any, model_name: str) -> None:
+    def __init__(
+        self, settings: Settings, engine: Engine, tokenizer: Any, model_name: str, max_positions: int = 4096
+    ) -> None:
         if settings.redis_url is None:
             raise ValueError("the engine worker needs TRIAGE_REDIS_URL")
         self.settings = settings
@@ -100,7 +102,8 @@ class EngineWorker:
         self.consumer = f"{socket.gethostname()}:{os.getpid()}"
         self.capacity = settings.engine_max_requests
         self.serving: dict[str, _Serving] = {}
-        self.max_prompt_tokens = max(64, settings.engine_num_blocks * settings.engine_block_size // 2)
+        cache_tokens = settings.engine_num_blocks * settings.engine_block_size
+        self.max_prompt_tokens = max(64, min(cache_tokens // 2, max_positions - settings.max_new_tokens))
         self._stop = asyncio.Event()
 
     # ----- the loop ---------------------------------------------------------------------------------------
@@ -404,6 +407,14 @@ class EngineWorker:
         return True
 
 
+def model_positions(model: str) -> int:
+    """The longest sequence the model takes."""
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model)
+    return int(getattr(config, "max_position_embeddings", 4096) or 4096)
+
+
 def load_tokenizer(model: str) -> Any:
     from transformers import AutoTokenizer
 
@@ -417,7 +428,9 @@ async def serve_engine(settings: Settings) -> None:
     log.info("engine worker: starting %s engine with %s", settings.engine, model)
     await engine.start()
     tokenizer = await asyncio.to_thread(load_tokenizer, model)
-    worker = EngineWorker(settings, engine, tokenizer, Path(model).name if Path(model).exists() else model)
+    max_positions = await asyncio.to_thread(model_positions, model)
+    name = Path(model).name if Path(model).exists() else model
+    worker = EngineWorker(settings, engine, tokenizer, name, max_positions)
     try:
         await worker.run()
     finally:

@@ -1,0 +1,50 @@
+"""Settings from TRIAGE_* variables: parsing, and what production refuses."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from app.settings import DEFAULT_LLM, PLACEHOLDER_SECRET, Settings
+
+REAL = "whsec_" + base64.b64encode(b"production-secret-32-random-byte").decode()
+OLD = "whsec_" + base64.b64encode(b"previous-secret-32-random-bytes!").decode()
+
+
+def test_environment_variables_are_read_with_the_triage_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRIAGE_WEBHOOK_SECRETS", json.dumps({"cad": [REAL, OLD]}))
+    monkeypatch.setenv("TRIAGE_REDIS_URL", "redis://cache:6379/0")
+    monkeypatch.setenv("TRIAGE_ENGINE_NUM_BLOCKS", "128")
+    settings = Settings()
+    assert settings.webhook_secrets == {"cad": [REAL, OLD]}
+    assert (settings.redis_url, settings.engine_num_blocks, settings.model) == (
+        "redis://cache:6379/0",
+        128,
+        DEFAULT_LLM,
+    )
+    assert settings.database_url.startswith("sqlite:///") and settings.engine == "hf" and settings.env == "development"
+
+
+def test_production_refuses_unsafe_defaults() -> None:
+    with pytest.raises(ValidationError, match="placeholder webhook secret"):
+        Settings(env="production", redis_url="redis://r:6379/0")
+    with pytest.raises(ValidationError, match="TRIAGE_DEV_OPEN_API"):
+        Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]}, dev_open_api=True)
+    with pytest.raises(ValidationError, match="TRIAGE_REDIS_URL"):
+        Settings(env="production", webhook_secrets={"cad": [REAL]})
+    Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]})
+    assert Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}).env == "development"
+
+
+def test_bad_values_are_named() -> None:
+    with pytest.raises(ValidationError, match="unknown engine 'tgi'; known engines: hf, vllm"):
+        Settings(engine="tgi")
+    with pytest.raises(ValidationError, match="must start with 'whsec_'"):
+        Settings(webhook_secrets={"cad": ["hunter2"]})
+    with pytest.raises(ValidationError, match="at least 24 random bytes"):
+        Settings(webhook_secrets={"cad": ["whsec_" + base64.b64encode(b"short").decode()]})
+    with pytest.raises(ValidationError, match="has no secret"):
+        Settings(webhook_secrets={"cad": []})

@@ -1,0 +1,141 @@
+"""The Redis semantic heap on a real redis-server: same order as the in-memory heap, leases, re-keying."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scheduler.indexed_heap import IndexedHeap
+from scheduler.redis_heap import RedisSemanticHeap, score_of
+
+_prefixes = itertools.count()
+
+
+@pytest.fixture
+def heap(redis_url: str) -> Iterator[RedisSemanticHeap]:
+    client = redis.Redis.from_url(redis_url)
+    yield RedisSemanticHeap(client, prefix=f"heap-test-{next(_prefixes)}")
+
+
+def fresh(redis_url: str) -> RedisSemanticHeap:
+    return RedisSemanticHeap(redis.Redis.from_url(redis_url), prefix=f"heap-test-{next(_prefixes)}")
+
+
+operations = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("push"),
+            st.integers(0, 30),
+            st.integers(1, 5),
+            st.integers(0, 20_000),
+            st.integers(0, 50),
+        ),
+        st.tuples(st.just("pop"), st.just(0), st.just(0), st.just(0), st.just(0)),
+        st.tuples(st.just("rekey"), st.integers(0, 30), st.integers(1, 5), st.integers(0, 20_000), st.just(0)),
+        st.tuples(st.just("remove"), st.integers(0, 30), st.just(0), st.just(0), st.just(0)),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations)
+def test_it_behaves_like_the_in_memory_heap_on_the_same_operations(
+    redis_url: str, ops: list[tuple[str, int, int, int, int]]
+) -> None:
+    shared = fresh(redis_url)
+    local = IndexedHeap()
+    arrivals: dict[str, int] = {}
+    for op, number, level, remaining_ms, arrival in ops:
+        item_id = f"inc-{number}"
+        if op == "push":
+            added = shared.push(item_id, level, remaining_ms / 1000, arrival)
+            assert added == (item_id not in local)
+            if added:
+                arrivals[item_id] = arrival
+                local.push(item_id, (score_of(level, remaining_ms / 1000), arrival, item_id))  # type: ignore[arg-type]
+        elif op == "pop":
+            popped = shared.pop_lease("consumer", lease_s=60)
+            if not local:
+                assert popped is None
+                continue
+            _, expected = local.pop()
+            assert popped is not None and popped.item_id == expected
+            assert shared.ack(expected, "consumer")
+        elif op == "rekey":
+            where = shared.rekey(item_id, level, remaining_ms / 1000)
+            assert where == ("waiting" if item_id in local else "absent")
+            if item_id in local:
+                local.update(item_id, (score_of(level, remaining_ms / 1000), arrivals[item_id], item_id))  # type: ignore[arg-type]
+        else:
+            assert shared.remove(item_id) == (item_id in local)
+            local.discard(item_id)
+        assert shared.waiting() == len(local)
+    order = []
+    while local:
+        order.append(local.pop()[1])
+    assert shared.waiting_ids() == order
+
+
+def test_most_urgent_first_then_least_work_then_arrival(heap: RedisSemanticHeap) -> None:
+    heap.push("routine", 4, 1.0, 1)
+    heap.push("urgent-long", 1, 9.0, 2)
+    heap.push("urgent-short", 1, 2.0, 3)
+    heap.push("urgent-short-later", 1, 2.0, 4)
+    assert heap.depth_per_level() == {1: 3, 2: 0, 3: 0, 4: 1, 5: 0}
+    assert heap.peek_level() == 1
+    order = [heap.pop_lease("w", 60).item_id for _ in range(4)]  # type: ignore[union-attr]
+    assert order == ["urgent-short", "urgent-short-later", "urgent-long", "routine"]
+    assert heap.pop_lease("w", 60) is None
+    assert heap.leased() == 4 and heap.waiting() == 0
+
+
+def test_an_expired_lease_goes_back_to_the_queue_and_the_old_consumer_cannot_ack(heap: RedisSemanticHeap) -> None:
+    heap.push("a", 2, 1.0, 1)
+    item = heap.pop_lease("crashed-worker", lease_s=0.2)
+    assert item is not None and item.deliveries == 1
+    assert heap.push("a", 2, 1.0, 1) is False  # still leased: not queued twice
+    time.sleep(0.3)
+    again = heap.pop_lease("next-worker", lease_s=60)
+    assert again is not None and again.item_id == "a" and again.deliveries == 2 and again.consumer == "next-worker"
+    assert heap.ack("a", "crashed-worker") is False
+    assert heap.renew("a", "crashed-worker", 60) is False
+    assert heap.ack("a", "next-worker") is True
+    assert "a" not in heap and heap.leased() == 0
+
+
+def test_only_urgent_items_are_taken_when_a_level_limit_is_given(heap: RedisSemanticHeap) -> None:
+    heap.push("routine", 3, 1.0, 1)
+    assert heap.pop_lease("w", 60, max_level=2) is None
+    heap.push("critical", 1, 5.0, 2)
+    taken = heap.pop_lease("w", 60, max_level=2)
+    assert taken is not None and taken.item_id == "critical"
+
+
+def test_rekey_reorders_a_waiting_item_and_a_leased_one_comes_back_at_its_new_level(heap: RedisSemanticHeap) -> None:
+    heap.push("first", 3, 1.0, 1)
+    heap.push("second", 3, 1.0, 2)
+    assert heap.rekey("second", 1) == "waiting"
+    assert heap.waiting_ids() == ["second", "first"]
+    leased = heap.pop_lease("w", lease_s=0.2)
+    assert leased is not None and leased.item_id == "second"
+    assert heap.rekey("second", 5) == "leased"
+    assert heap.rekey("nobody", 1) == "absent"
+    assert heap.release("second", "w") is True
+    assert heap.waiting_ids() == ["first", "second"]
+    assert heap.depth_per_level() == {1: 0, 2: 0, 3: 1, 4: 0, 5: 1}
+
+
+def test_bad_keys_are_refused(heap: RedisSemanticHeap) -> None:
+    with pytest.raises(ValueError, match="esi_level"):
+        heap.push("x", 6, 1.0, 1)
+    with pytest.raises(ValueError, match="'\\|'"):
+        heap.push("a|b", 1, 1.0, 1)
+    with pytest.raises(ValueError, match="est_remaining_s"):
+        heap.push("x", 1, -1.0, 1)
