@@ -288,3 +288,43 @@ def bench_vllm_scheduler(
         f"{stock['ttft_steps_p99']['1'] / ours['ttft_steps_p99']['1']:.1f}x "
         f"in steps, {stock['ttft_s_p99']['1'] / ours['ttft_s_p99']['1']:.1f}x in seconds"
     )
+
+
+@bench_app.command("intake")
+def intake(
+    messages: Annotated[int, typer.Option(help="Messages to post.")] = 1000,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight at once.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Intake throughput and latency to the heap, through a real web app, Celery worker and redis-server."""
+    from app.bench_intake import run_intake_bench
+
+    if messages < 1 or concurrency < 1:
+        raise typer.BadParameter("--messages and --concurrency must be >= 1")
+    result = run_intake_bench(messages, concurrency)
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+        return
+    table = Table(title=f"intake: {messages} signed messages, {concurrency} in flight", title_justify="left")
+    for column in ("", "per s", "p50 ms", "p99 ms"):
+        table.add_column(column, justify="right" if column else "left")
+    table.add_row(
+        "accepted (POST -> 202)",
+        f"{result.accepted_per_s:.0f}",
+        f"{result.post_p50_ms:.1f}",
+        f"{result.post_p99_ms:.1f}",
+    )
+    table.add_row(
+        "queued (POST -> in the heap)",
+        f"{result.queued_per_s:.0f}",
+        f"{result.queued_p50_ms:.0f}",
+        f"{result.queued_p99_ms:.0f}",
+    )
+    table.add_row(
+        "baseline (POST -> 404, no work)",
+        f"{result.baseline_per_s:.0f}",
+        f"{result.baseline_p50_ms:.1f}",
+        f"{result.baseline_p99_ms:.1f}",
+    )
+    _out.print(table)
+    _out.print(f"intake accepts at {result.accepted_per_s / result.baseline_per_s:.2f}x the bare HTTP rate")

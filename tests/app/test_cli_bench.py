@@ -85,3 +85,16 @@ def test_bench_vllm_scheduler_json_compares_stock_and_semantic() -> None:
     assert set(data) == {"stock-priority", "semantic"}
     assert set(data["semantic"]) >= {"ttft_steps_p99", "ttft_s_p99", "preemptions"}
     assert data["semantic"]["finished"] == data["stock-priority"]["finished"] == 20
+
+
+def test_bench_intake_measures_a_real_stack_and_prints_json(
+    small_model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRIAGE_MODEL_DIR", str(small_model_dir))
+    result = runner.invoke(cli, ["bench", "intake", "--messages", "30", "--concurrency", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["messages"] == 30 and figures["concurrency"] == 5
+    assert figures["accepted_per_s"] > 0 and figures["baseline_per_s"] > 0
+    assert 0 < figures["post_p50_ms"] <= figures["post_p99_ms"]
+    assert 0 < figures["queued_p50_ms"] <= figures["queued_p99_ms"]
