@@ -36,6 +36,8 @@ BUILTIN_TINY = "builtin:tiny-llama"
 """A tiny random-weight Llama built locally: for offline smoke runs and tests (its guidance is gibberish)."""
 URGENT_LEVEL = 2
 GUIDANCE_FLUSH_S = 0.5
+MAX_DELIVERIES = 5
+"""An incident the engine has failed on this many times is recorded as failed instead of retried forever."""
 
 
 def resolve_model(name: str) -> str:
@@ -199,14 +201,22 @@ class EngineWorker:
                 timing.evictions if timing is not None else 0,
             )
         except EngineError as error:
-            log.error("engine failed on %s: %s; giving it back to the heap", incident_id, error)
-            await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
+            self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
+            if item.deliveries >= MAX_DELIVERIES:
+                log.error(
+                    "engine failed on %s %d times (%s); recording the failure", incident_id, item.deliveries, error
+                )
+                await asyncio.to_thread(self._fail_after_errors, incident_id, item, str(error))
+            else:
+                log.error("engine failed on %s: %s; giving it back to the heap", incident_id, error)
+                await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
         except Exception:
             log.exception(
                 "engine worker failed on %s; the lease will expire and another worker will retry", incident_id
             )
         finally:
-            self.serving.pop(incident_id, None)
+            if self.serving.get(incident_id) is serving:  # not a newer delivery of the same incident
+                del self.serving[incident_id]
 
     def _load(self, incident_id: str) -> tuple[list[int], int, int, dt.datetime | None, dt.datetime] | None:
         with session_scope(self.settings.database_url) as session:
@@ -333,6 +343,12 @@ class EngineWorker:
         self.heap.ack(incident_id, self.consumer)
         count_engine(self.client, self.settings.queue_prefix, failed=1)
 
+    def _fail_after_errors(self, incident_id: str, item: HeapItem, reason: str) -> None:
+        with session_scope(self.settings.database_url) as session:
+            incident = session.get(Incident, incident_id)
+            accepted_at = incident.accepted_at if incident is not None else utcnow()
+        self._fail(incident_id, item, f"engine failed {item.deliveries} times: {reason}", 0.0, accepted_at)
+
     # ----- background duties ------------------------------------------------------------------------------
 
     async def _renew_leases(self) -> None:
@@ -344,10 +360,10 @@ class EngineWorker:
                     renewed = await asyncio.to_thread(
                         self.heap.renew, incident_id, self.consumer, self.settings.engine_lease_s
                     )
-                    if not renewed:  # lost (Redis restarted): put it back under our lease
-                        item = self.serving[incident_id].item
+                    serving = self.serving.get(incident_id)
+                    if not renewed and serving is not None:  # lost (Redis restarted): back under our lease
                         await asyncio.to_thread(
-                            self.heap.push, incident_id, item.esi_level, item.est_remaining_s, item.arrival_us
+                            self.heap.push_leased, serving.item, self.consumer, self.settings.engine_lease_s
                         )
                 except Exception as error:
                     log.warning("lease renewal failed: %s", error)
@@ -429,6 +445,9 @@ async def serve_engine(settings: Settings) -> None:
     await engine.start()
     tokenizer = await asyncio.to_thread(load_tokenizer, model)
     max_positions = await asyncio.to_thread(model_positions, model)
+    engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
+    if isinstance(engine_limit, int):
+        max_positions = min(max_positions, engine_limit)
     name = Path(model).name if Path(model).exists() else model
     worker = EngineWorker(settings, engine, tokenizer, name, max_positions)
     try:

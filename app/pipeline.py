@@ -143,6 +143,7 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
             )
             before = {"esi_level": incident.esi_level}
             incident.model_level = result.esi_level
+            session.refresh(incident, ["override_level"])  # an override made while the models ran wins
             incident.esi_level = incident.override_level or result.esi_level
             incident.predicted_output_tokens = result.predicted_output_tokens
             incident.classified_at = utcnow()
@@ -163,6 +164,11 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
         tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
     assert level is not None
     heap.push(incident_id, level, estimate_remaining_s(text, tokens), arrival)
+    # An override committed while we classified: its re-key may have found nothing in the heap yet.
+    with session_scope(settings.database_url) as session:
+        current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
+    if current is not None and current != level:
+        heap.rekey(incident_id, current)
     return action
 
 

@@ -50,6 +50,17 @@ redis.call('ZADD', KEYS[1], item.score, item.member)
 return 1
 """
 
+_PUSH_LEASED = """
+-- KEYS: queue, leases, items; ARGV: id, json item (consumer set), lease ms. Re-creates an item under a lease
+-- (a consumer still serving it after Redis lost it); 0 if the id is already known.
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+return 1
+"""
+
 _POP_LEASE = (
     _REQUEUE_EXPIRED
     + """
@@ -207,6 +218,7 @@ class RedisSemanticHeap:
         self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items"]
         self._push = client.register_script(_PUSH)
         self._pop = client.register_script(_POP_LEASE)
+        self._push_leased = client.register_script(_PUSH_LEASED)
         self._requeue = client.register_script(_REQUEUE)
         self._ack = client.register_script(_ACK)
         self._renew = client.register_script(_RENEW)
@@ -216,6 +228,19 @@ class RedisSemanticHeap:
 
     def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
         """Queue an item; False (and no change) if it is already waiting or leased."""
+        return bool(
+            self._push(
+                keys=self.keys, args=[item_id, json.dumps(self._item(item_id, esi_level, est_remaining_s, arrival_us))]
+            )
+        )
+
+    def push_leased(self, item: HeapItem, consumer: str, lease_s: float) -> bool:
+        """Re-create an item under this consumer's lease (it is still serving it after Redis lost it)."""
+        data = self._item(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us)
+        data.update(consumer=consumer, deliveries=item.deliveries)
+        return bool(self._push_leased(keys=self.keys, args=[item.item_id, json.dumps(data), int(lease_s * 1000)]))
+
+    def _item(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> dict[str, Any]:
         if "|" in item_id:
             raise ValueError("item ids may not contain '|'")
         if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
@@ -225,13 +250,13 @@ class RedisSemanticHeap:
             "id": item_id,
             "esi_level": esi_level,
             "est_remaining_s": est_remaining_s,
-            "arrival_us": arrival_us,
+            "arrival_us": str(arrival_us),  # cjson keeps 14 significant digits of a number: a string keeps all
             "score": str(score),
             "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{item_id}",
             "deliveries": 0,
             "consumer": "",
         }
-        return bool(self._push(keys=self.keys, args=[item_id, json.dumps(item)]))
+        return item
 
     def pop_lease(self, consumer: str, lease_s: float, max_level: int = 0) -> HeapItem | None:
         """Take the most urgent waiting item under a lease (None if none, or if the most urgent is less urgent

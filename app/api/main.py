@@ -272,9 +272,13 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
         incident = session.get(Incident, incident_id)
         if incident is None:
             raise HTTPException(404, "no such incident")
-        result = apply_override(settings, session, incident, int(level), reason, principal.name)
-        session.commit()
-        return result
+        record_override(session, incident, int(level), reason, principal.name)
+        session.commit()  # the database first: a worker that loads the incident from now on sees the new level
+        return {
+            "incident_id": incident_id,
+            "esi_level": level,
+            "heap": propagate_override(settings, incident_id, level),
+        }
 
     # ----- operations -------------------------------------------------------------------------------------
 
@@ -312,10 +316,8 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
     return app
 
 
-def apply_override(
-    settings: Settings, session: Session, incident: Incident, esi_level: int, reason: str, actor: str
-) -> dict[str, Any]:
-    """Record an override (event before/after) and re-prioritize the incident in the heap and the engine."""
+def record_override(session: Session, incident: Incident, esi_level: int, reason: str, actor: str) -> None:
+    """Record an override on the incident, with its audit event (before and after); the caller commits."""
     before = {"esi_level": incident.esi_level, "override_level": incident.override_level}
     incident.override_level = esi_level
     incident.esi_level = esi_level
@@ -329,13 +331,15 @@ def apply_override(
             reason=reason,
         )
     )
-    session.flush()
-    where = "not queued"
-    if settings.redis_url is not None:
-        client = redis_client(settings.redis_url)
-        where = heap_for(settings.redis_url, settings.queue_prefix).rekey(incident.id, esi_level)
-        publish_override(client, settings.queue_prefix, incident.id, esi_level)
-    return {"incident_id": incident.id, "esi_level": esi_level, "heap": where}
+
+
+def propagate_override(settings: Settings, incident_id: str, esi_level: int) -> str:
+    """After the commit: re-key the incident in the heap and tell the engine workers; where it was."""
+    if settings.redis_url is None:
+        return "not queued"
+    where = heap_for(settings.redis_url, settings.queue_prefix).rekey(incident_id, esi_level)
+    publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
+    return where
 
 
 def _worker_check() -> str:

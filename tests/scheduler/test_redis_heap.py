@@ -139,3 +139,15 @@ def test_bad_keys_are_refused(heap: RedisSemanticHeap) -> None:
         heap.push("a|b", 1, 1.0, 1)
     with pytest.raises(ValueError, match="est_remaining_s"):
         heap.push("x", 1, -1.0, 1)
+
+
+def test_a_consumer_can_recreate_an_item_it_serves_under_its_own_lease(heap: RedisSemanticHeap) -> None:
+    heap.push("lost", 1, 1.0, 1_731_234_567_890_123)
+    item = heap.pop_lease("w", 60)
+    assert item is not None and item.arrival_us == 1_731_234_567_890_123  # all digits kept through Lua
+    heap.client.delete(*heap.keys)  # Redis restarted empty
+    assert heap.renew("lost", "w", 60) is False
+    assert heap.push_leased(item, "w", 60) is True
+    assert heap.waiting() == 0 and heap.leased() == 1
+    assert heap.push("lost", 1, 1.0, 1) is False  # the reconciler's push finds it and adds nothing
+    assert heap.ack("lost", "w") is True
