@@ -16,12 +16,16 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# Services the product and its tests use on one machine: redis-server (Debian package) when it is missing.
+# Services the product and its tests use on one machine, from Debian when missing: redis-server, and PostgreSQL
+# (the pilot's database; the tests run the schema and the pipeline's steps on it too).
+SERVICE_PACKAGES = $(if $(shell command -v redis-server),,redis-server) \
+	$(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql)
 services:
-	@command -v redis-server >/dev/null || { \
+	@if [ -n "$(strip $(SERVICE_PACKAGES))" ]; then \
 		SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
-		$$SUDO apt-get install -y -qq redis-server >/dev/null 2>&1 || \
-		{ $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq redis-server >/dev/null; }; }
+		$$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null; }; \
+	fi
 
 # The main job: the whole product on embedded defaults (SQLite, a local redis-server, the hf engine on the CPU).
 run: install services
