@@ -16,10 +16,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# Services the product and its tests use on one machine, from Debian when missing: redis-server, and PostgreSQL
-# (the pilot's database; the tests run the schema and the pipeline's steps on it too).
+# Services the product and its tests use on one machine, from Debian when missing: redis-server, PostgreSQL (the
+# pilot's database; the tests run the schema and the pipeline's steps on it too) and chromium (the console's
+# browser tests, driven by Playwright with this executable; no browser download).
 SERVICE_PACKAGES = $(if $(shell command -v redis-server),,redis-server) \
-	$(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql)
+	$(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql) \
+	$(if $(shell command -v chromium),,chromium)
 services:
 	@if [ -n "$(strip $(SERVICE_PACKAGES))" ]; then \
 		SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \

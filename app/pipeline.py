@@ -178,6 +178,14 @@ def publish_classify_default(incident_id: str) -> None:
     classify.apply_async(args=[incident_id], retry=False)
 
 
+def try_hand_over(incident_id: str) -> None:
+    """Hand a stored message to the workers now; if the broker is away, the reconciler does it later."""
+    try:
+        publish_classify_default(incident_id)
+    except Exception as error:
+        log.warning("could not hand %s to the workers yet: %s", incident_id, error)
+
+
 def reconcile(
     settings: Settings,
     heap: RedisSemanticHeap,

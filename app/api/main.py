@@ -17,13 +17,16 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from app.auth import Principal, principal_for_token
+from app.console.sessions import COOKIE as SESSION_COOKIE
+from app.console.sessions import principal_for_session
 from app.db.models import Classification, Incident, IncidentEvent, IncidentStatus, Outcome, Role
 from app.db.session import session_factory, session_scope
 from app.intake.schemas import IntakeAccepted, IntakeMessage
 from app.intake.signatures import SignatureError, verify
 from app.metrics import IntakeMetrics, RedisMetricsCollector
-from app.pipeline import run_reconciler, store_message
-from app.queueing import heap_for, publish_override, redis_client
+from app.overrides import propagate_override, record_override
+from app.pipeline import run_reconciler, store_message, try_hand_over
+from app.queueing import heap_for, redis_client
 from app.settings import Settings, get_settings
 from scheduler.request import ESI_LEVELS
 
@@ -48,8 +51,9 @@ async def _read_limited(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> FastAPI:
-    """The web app for these settings; `reconciler` runs the outbox/heap reconciler beside it."""
+def create_app(settings: Settings | None = None, *, reconciler: bool = True, console: bool = True) -> FastAPI:
+    """The web app for these settings; `reconciler` runs the outbox/heap reconciler beside it, `console` mounts
+    the dispatcher console at /console."""
     settings = settings or get_settings()
     registry = CollectorRegistry()
     intake_metrics = IntakeMetrics(registry)
@@ -86,8 +90,8 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
             principal = principal_for_token(session, header[7:].strip())
             if principal is not None:
                 return principal
-        console_user = request.scope.get("triage_principal")
-        if isinstance(console_user, Principal):
+        console_user = principal_for_session(session, request.cookies.get(SESSION_COOKIE))
+        if console_user is not None:
             return console_user
         if settings.api_open:
             return Principal("dev-open-api", Role.SUPERVISOR)
@@ -97,14 +101,6 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
         if principal.role not in (Role.DISPATCHER, Role.SUPERVISOR):
             raise HTTPException(403, f"a {principal.role.value} may not change an incident's acuity")
         return principal
-
-    def publish_classify(incident_id: str) -> None:
-        try:
-            from app.worker.tasks import classify
-
-            classify.apply_async(args=[incident_id], retry=False)
-        except Exception as error:  # the reconciler hands it over later
-            log.warning("intake: could not hand %s to the workers yet: %s", incident_id, error)
 
     # ----- intake -----------------------------------------------------------------------------------------
 
@@ -158,7 +154,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
         else:
             intake_metrics.accepted.labels(source).inc()
             if heap is not None:
-                background.add_task(publish_classify, incident_id)
+                background.add_task(try_hand_over, incident_id)
         return IntakeAccepted(incident_id=incident_id, duplicate=duplicate)
 
     # ----- incidents --------------------------------------------------------------------------------------
@@ -313,33 +309,11 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True) -> 
     def metrics() -> PlainTextResponse:
         return PlainTextResponse(generate_latest(registry).decode(), media_type="text/plain; version=0.0.4")
 
+    if console:
+        from app.console.ui import install_console
+
+        install_console(app, settings)
     return app
-
-
-def record_override(session: Session, incident: Incident, esi_level: int, reason: str, actor: str) -> None:
-    """Record an override on the incident, with its audit event (before and after); the caller commits."""
-    before = {"esi_level": incident.esi_level, "override_level": incident.override_level}
-    incident.override_level = esi_level
-    incident.esi_level = esi_level
-    session.add(
-        IncidentEvent(
-            incident_id=incident.id,
-            actor=actor,
-            action="override",
-            before=before,
-            after={"esi_level": esi_level, "override_level": esi_level},
-            reason=reason,
-        )
-    )
-
-
-def propagate_override(settings: Settings, incident_id: str, esi_level: int) -> str:
-    """After the commit: re-key the incident in the heap and tell the engine workers; where it was."""
-    if settings.redis_url is None:
-        return "not queued"
-    where = heap_for(settings.redis_url, settings.queue_prefix).rekey(incident_id, esi_level)
-    publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
-    return where
 
 
 def _worker_check() -> str:

@@ -328,3 +328,40 @@ def intake(
     )
     _out.print(table)
     _out.print(f"intake accepts at {result.accepted_per_s / result.baseline_per_s:.2f}x the bare HTTP rate")
+
+
+@bench_app.command("console")
+def console(
+    incidents: Annotated[int, typer.Option(help="Open incidents in the queue.")] = 500,
+    baseline: Annotated[int, typer.Option(help="Open incidents in the baseline run.")] = 10,
+    browser: Annotated[bool, typer.Option(help="Also measure in headless Chromium (Debian chromium).")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Console responsiveness with many open incidents, side by side with a small queue."""
+    from app.bench_console import run_console_bench
+
+    if incidents < 1 or baseline < 1:
+        raise typer.BadParameter("--incidents and --baseline must be >= 1")
+    result = run_console_bench(incidents, baseline, browser)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    table = Table(title="console responsiveness", title_justify="left")
+    for column in ("open incidents", "server refresh ms", "HTML kB", "screen refresh every ms", "click to incident ms"):
+        table.add_column(column, justify="right")
+
+    def cell(value: float | None, digits: int = 0) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    for key in ("baseline", "incidents"):
+        row = result[key]
+        table.add_row(
+            str(row["incidents"]),
+            cell(row["server_refresh_ms"], 1),
+            cell(row["html_kb"], 1),
+            cell(row["screen_refresh_interval_ms"]),
+            cell(row["click_to_incident_ms"]),
+        )
+    _out.print(table)
+    large, small = result["incidents"], result["baseline"]
+    _out.print(f"server refresh: {large['server_refresh_ms'] / small['server_refresh_ms']:.1f}x the baseline's")

@@ -228,3 +228,15 @@ class ApiToken(Base):
     label: Mapped[str] = mapped_column(String(128), default="")
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[dt.datetime | None]
+
+
+class ConsoleSession(Base):
+    """A signed-in console session; the cookie holds the token, the database only its SHA-256."""
+
+    __tablename__ = "console_sessions"
+
+    token_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[dt.datetime]
+    ended_at: Mapped[dt.datetime | None]

@@ -98,3 +98,12 @@ def test_bench_intake_measures_a_real_stack_and_prints_json(
     assert figures["accepted_per_s"] > 0 and figures["baseline_per_s"] > 0
     assert 0 < figures["post_p50_ms"] <= figures["post_p99_ms"]
     assert 0 < figures["queued_p50_ms"] <= figures["queued_p99_ms"]
+
+
+def test_bench_console_measures_the_server_refresh_side_by_side() -> None:
+    result = runner.invoke(cli, ["bench", "console", "--incidents", "40", "--baseline", "5", "--no-browser", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["incidents"]["incidents"] == 40 and figures["baseline"]["incidents"] == 5
+    assert figures["incidents"]["html_kb"] > figures["baseline"]["html_kb"] > 0
+    assert figures["incidents"]["screen_refresh_interval_ms"] is None  # no browser asked for

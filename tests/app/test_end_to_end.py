@@ -9,13 +9,7 @@ import asyncio
 import base64
 import datetime as dt
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -24,127 +18,37 @@ from sqlalchemy import create_engine, func, select, text
 from standardwebhooks.webhooks import Webhook
 
 from app.db.models import Classification, Guidance, Incident, Outbox, Outcome
-from app.local_redis import free_port, start_redis_server, wait_for_redis
+from app.local_redis import wait_for_redis
 from scheduler.bench.tiny_models import build_tiny_llama
+from tests.app.stack import Stack, start_stack, wait_until
 from triage_models.generator import generate
 
 SECRET = "whsec_" + base64.b64encode(b"end-to-end-secret-32-random-byte").decode()
 MESSAGES = 1000
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Stack:
-    """Processes of one deployment on this machine."""
-
-    workdir: Path
-    env: dict[str, str]
-    redis_dir: Path
-    redis_port: int
-    web_port: int
-    redis: subprocess.Popen[bytes] | None = None
-    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-
-    @property
-    def database_url(self) -> str:
-        return self.env["TRIAGE_DATABASE_URL"]
-
-    def start_redis(self) -> None:
-        self.redis, _ = start_redis_server(self.redis_dir, port=self.redis_port, appendonly=False)
-
-    def stop_redis(self) -> None:
-        assert self.redis is not None
-        self.redis.kill()
-        self.redis.wait(timeout=10)
-
-    def start(self, name: str, *command: str) -> None:
-        log = (self.workdir / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(
-            [sys.executable, *command], env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
-        )
-
-    def start_worker(self) -> None:
-        self.start("worker", "-m", "app.cli.main", "worker")
-
-    def kill(self, name: str) -> None:
-        process = self.processes.pop(name)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-
-    def stop_all(self) -> None:
-        for process in self.processes.values():
-            process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        if self.redis is not None:
-            self.redis.terminate()
-            self.redis.wait(timeout=10)
-
-    def logs(self) -> str:
-        return "\n".join(
-            f"--- {path.name}\n{path.read_text(errors='replace')[-3000:]}" for path in self.workdir.glob("*.log")
-        )
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("e2e")
     model = build_tiny_llama(workdir / "model")
-    redis_port, web_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "TRIAGE_DATABASE_URL": f"sqlite:///{workdir / 'triage.db'}",
-        "TRIAGE_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-        "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
-        "TRIAGE_MODEL": str(model),
-        "TRIAGE_MODEL_DIR": str(small_model_dir),
-        "TRIAGE_MAX_NEW_TOKENS": "8",
-        "TRIAGE_ENGINE_NUM_BLOCKS": "256",
-        "TRIAGE_ENGINE_LEASE_S": "6",
-        "TRIAGE_OUTBOX_REDELIVER_S": "4",
-        "TRIAGE_RECONCILE_INTERVAL_S": "0.5",
-        "TRIAGE_CELERY_VISIBILITY_TIMEOUT_S": "20",
-        "PYTHONUNBUFFERED": "1",
-    }
-    deployment = Stack(workdir, env, workdir / "redis", redis_port, web_port)
-    deployment.start_redis()
-    subprocess.run([sys.executable, "-m", "app.cli.main", "db", "upgrade"], env=env, cwd=ROOT, check=True)
-    deployment.start(
-        "web",
-        "-m",
-        "uvicorn",
-        "app.api.main:create_app",
-        "--factory",
-        "--port",
-        str(web_port),
-        "--log-level",
-        "warning",
+    deployment = start_stack(
+        workdir,
+        {
+            "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
+            "TRIAGE_MODEL": str(model),
+            "TRIAGE_MODEL_DIR": str(small_model_dir),
+            "TRIAGE_MAX_NEW_TOKENS": "8",
+            "TRIAGE_ENGINE_NUM_BLOCKS": "256",
+            "TRIAGE_ENGINE_LEASE_S": "6",
+            "TRIAGE_OUTBOX_REDELIVER_S": "4",
+            "TRIAGE_RECONCILE_INTERVAL_S": "0.5",
+            "TRIAGE_CELERY_VISIBILITY_TIMEOUT_S": "20",
+        },
     )
-    deployment.start_worker()
-    deployment.start("engine", "-m", "app.cli.main", "engine", "run")
     try:
-        wait_until(lambda: _ready(web_port), 180, "the stack to be ready", deployment)
         yield deployment
     finally:
         deployment.stop_all()
-
-
-def _ready(port: int) -> bool:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def wait_until(predicate: Callable[[], bool], timeout_s: float, what: str, stack: Stack) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}\n{stack.logs()}")
-        time.sleep(0.5)
 
 
 async def post_all(port: int, batch: str, during: Callable[[int], None] | None = None) -> list[str]:

@@ -24,6 +24,7 @@ def test_upgrade_matches_the_models_and_downgrade_removes_everything(tmp_path: P
         "alembic_version",
         "api_tokens",
         "classifications",
+        "console_sessions",
         "guidance",
         "incident_events",
         "incidents",

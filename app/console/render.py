@@ -1,0 +1,203 @@
+"""HTML for the console: the queue table with ESI badges and wait colours, highlighted evidence, event history."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from app.console.service import QueueRow
+
+ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
+ANSWER_TARGET_S = 15
+"""NENA call answering target."""
+PROCESS_TARGET_S = 60
+"""NFPA 1225 call processing target."""
+ENGINE_STATES = {
+    "pending": "classifying",
+    "queued": "queued",
+    "prefilling": "prefilling",
+    "generating": "generating",
+    "done": "done",
+    "failed": "failed",
+}
+
+
+def badge(level: int | None, overridden: bool = False) -> str:
+    if level is None:
+        return '<span class="esi esi-none">ESI ?</span>'
+    mark = " ✎" if overridden else ""
+    title = ' title="overridden by a dispatcher"' if overridden else ""
+    return f'<span class="esi esi-{level}" style="background:{ESI_COLOURS[level]}"{title}>ESI {level}{mark}</span>'
+
+
+def wait_class(waited_s: float) -> str:
+    if waited_s >= PROCESS_TARGET_S:
+        return "wait-late"
+    if waited_s >= ANSWER_TARGET_S:
+        return "wait-warn"
+    return "wait-ok"
+
+
+def clock(seconds: float) -> str:
+    total = int(seconds)
+    return (
+        f"{total // 3600}:{total // 60 % 60:02d}:{total % 60:02d}"
+        if total >= 3600
+        else f"{total // 60}:{total % 60:02d}"
+    )
+
+
+def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
+    """The queue table; each row carries its incident id (a click selects it) and the urgent ones are listed for the
+    page's alert script."""
+    urgent = [row.incident_id for row in rows if row.esi_level in (1, 2) and row.status == "new"]
+    lines = [
+        f'<div id="queue" data-urgent="{",".join(urgent)}" data-count="{len(rows)}">',
+        '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>status</th>'
+        "<th>claimed by</th><th>guidance</th></tr></thead><tbody>",
+    ]
+    for row in rows:
+        chosen = " selected" if row.incident_id == selected else ""
+        lines.append(
+            f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
+            f"<td>{badge(row.esi_level, row.overridden)}</td>"
+            f'<td class="{wait_class(row.waited_s)}">{clock(row.waited_s)}</td>'
+            f"<td>{html.escape(row.chief_complaint)}</td>"
+            f'<td class="status">{row.status}</td>'
+            f"<td>{html.escape(row.claimed_by or '')}</td>"
+            f'<td class="engine-{row.guidance_state}">{ENGINE_STATES.get(row.guidance_state, row.guidance_state)}</td>'
+            "</tr>"
+        )
+    if not rows:
+        lines.append('<tr><td colspan="6" class="empty">No open incidents.</td></tr>')
+    lines.append("</tbody></table></div>")
+    return "".join(lines)
+
+
+def highlight(text: str, evidence: Sequence[dict[str, Any]]) -> str:
+    """The message with each rule's matched span marked (overlaps merged into the first)."""
+    spans = sorted(
+        (int(item["start"]), int(item["end"]), str(item.get("description") or item.get("rule_id")))
+        for item in evidence
+        if isinstance(item.get("start"), int) and isinstance(item.get("end"), int) and 0 <= item["start"] < item["end"]
+    )
+    out, position = [], 0
+    for start, end, title in spans:
+        if start < position or end > len(text):
+            continue
+        out.append(html.escape(text[position:start]))
+        out.append(f'<mark title="{html.escape(title)}">{html.escape(text[start:end])}</mark>')
+        position = end
+    out.append(html.escape(text[position:]))
+    return f'<div class="message">{"".join(out)}</div>'
+
+
+def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
+    """(message and triage, guidance, history) for one incident."""
+    if detail is None:
+        return "<p>Choose an incident in the queue.</p>", "", ""
+    classification = detail["classification"]
+    parts = [
+        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)} '
+        f"<b>{html.escape(detail['status'])}</b> · guidance {ENGINE_STATES.get(detail['guidance_state'], '')}</div>",
+        highlight(detail["text"], classification["evidence"] if classification else []),
+    ]
+    if detail.get("caller") or detail.get("location"):
+        parts.append(
+            f"<p>caller: {html.escape(detail.get('caller') or '-')} · location: "
+            f"{html.escape(detail.get('location') or '-')}</p>"
+        )
+    if classification is not None:
+        probabilities = " ".join(
+            f"ESI {level}: {float(p):.2f}" for level, p in sorted(classification["probabilities"].items())
+        )
+        rules = ", ".join(html.escape(str(item.get("rule_id"))) for item in classification["evidence"]) or "none"
+        parts.append(
+            f'<p class="triage">classifier ESI {classification["classifier_level"]} · final ESI '
+            f"{classification['esi_level']} · decision point {html.escape(classification['decision_point'])} · "
+            f"red flags: {rules}<br>{probabilities}<br>"
+            f"<small>{html.escape(classification['model_version'])}</small></p>"
+        )
+    else:
+        parts.append("<p>Not classified yet.</p>")
+    history = ["<table class='events'><tr><th>when</th><th>who</th><th>what</th><th>change</th><th>reason</th></tr>"]
+    for event in detail["events"]:
+        change = ", ".join(
+            f"{k}: {event['before'].get(k) if event['before'] else '-'} → {v}"
+            for k, v in (event["after"] or {}).items()
+        )
+        history.append(
+            f"<tr><td>{event['at'].strftime('%H:%M:%S')}</td><td>{html.escape(event['actor'])}</td>"
+            f"<td class='action'>{html.escape(event['action'])}</td><td>{html.escape(change)}</td>"
+            f"<td>{html.escape(event['reason'] or '')}</td></tr>"
+        )
+    history.append("</table>")
+    return "".join(parts), detail["guidance"] or "", "".join(history)
+
+
+CSS = """
+.esi { color: #fff; font-weight: 700; padding: 2px 8px; border-radius: 10px; white-space: nowrap; }
+.esi-3 { color: #222 !important; }
+.esi-none { background: #9e9e9e; }
+table.queue { width: 100%; border-collapse: collapse; font-size: 15px; }
+table.queue th, table.queue td { padding: 6px 8px; border-bottom: 1px solid #ddd; text-align: left; }
+table.queue tr.incident { cursor: pointer; }
+table.queue tr.incident:hover { background: #f3f6ff; }
+table.queue tr.selected { outline: 2px solid #1565c0; }
+.wait-ok { color: #2e7d32; font-variant-numeric: tabular-nums; }
+.wait-warn { color: #e65100; font-weight: 700; font-variant-numeric: tabular-nums; }
+.wait-late { color: #fff; background: #b71c1c; font-weight: 700; font-variant-numeric: tabular-nums; }
+.message { white-space: pre-wrap; font-size: 16px; padding: 8px; background: #fafafa; border-left: 4px solid #1565c0; }
+.message mark { background: #ffcdd2; padding: 0 2px; }
+#urgent-banner { display: none; background: #b71c1c; color: #fff; font-weight: 700; padding: 8px; }
+"""
+
+HEAD = """
+<script>
+(() => {
+  const seen = new Set();
+  let first = true;
+  let unread = 0;
+  const baseTitle = "triage-dispatch console";
+  function beep() {
+    try {
+      const ctx = new (window.AudioContext || window.webkitAudioContext)();
+      const osc = ctx.createOscillator();
+      osc.frequency.value = 880; osc.connect(ctx.destination); osc.start(); osc.stop(ctx.currentTime + 0.4);
+    } catch (e) {}
+  }
+  function check() {
+    const queue = document.getElementById("queue");
+    if (!queue) return;
+    const ids = (queue.dataset.urgent || "").split(",").filter(Boolean);
+    const fresh = ids.filter((id) => !seen.has(id));
+    ids.forEach((id) => seen.add(id));
+    if (fresh.length && !first) {
+      unread += fresh.length;
+      const banner = document.getElementById("urgent-banner");
+      if (banner) { banner.style.display = "block"; banner.textContent = `NEW ESI 1-2 INCIDENT (${unread})`; }
+      document.title = `(${unread}) URGENT - ${baseTitle}`;
+      beep();
+    }
+    first = false;
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) { unread = 0; document.title = baseTitle; }
+  });
+  document.addEventListener("click", (event) => {
+    const banner = document.getElementById("urgent-banner");
+    if (banner && event.target === banner) { banner.style.display = "none"; unread = 0; document.title = baseTitle; }
+    const row = event.target.closest && event.target.closest("tr.incident");
+    if (!row) return;
+    const box = document.querySelector("#selected-id textarea, #selected-id input");
+    if (!box) return;
+    box.value = row.dataset.id;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    const open = document.querySelector("#open-incident");
+    if (open) open.click();
+  });
+  new MutationObserver(check).observe(document.documentElement, { childList: true, subtree: true });
+})();
+</script>
+"""

@@ -1,0 +1,261 @@
+"""What the console reads and does, on the database: the queue, one incident, actions with role checks, audit.
+
+Every action checks the caller's role here, on the server, from the signed-in session's principal, and writes an
+audit event with the state before and after.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.auth import Principal
+from app.db.models import (
+    Classification,
+    Incident,
+    IncidentEvent,
+    IncidentStatus,
+    Role,
+    User,
+    utcnow,
+)
+
+DISPATCH_ROLES = (Role.DISPATCHER, Role.SUPERVISOR)
+DISPOSITIONS = ("transported", "treated on scene", "no patient found", "refused care", "duplicate call", "other")
+
+
+class ForbiddenError(PermissionError):
+    """The signed-in user's role may not do this."""
+
+
+class ActionError(ValueError):
+    """The action cannot be done as asked (with the reason)."""
+
+
+def require(principal: Principal | None, roles: tuple[Role, ...], what: str) -> Principal:
+    if principal is None:
+        raise ForbiddenError("not signed in")
+    if principal.role not in roles:
+        raise ForbiddenError(f"a {principal.role.value} may not {what}")
+    return principal
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    incident_id: str
+    esi_level: int | None
+    overridden: bool
+    chief_complaint: str
+    status: str
+    claimed_by: str | None
+    guidance_state: str
+    waited_s: float
+
+
+def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
+    """Open incidents, most urgent effective ESI first (unclassified last), then by arrival."""
+    now = now or utcnow()
+    rows = session.execute(
+        select(Incident, User.name)
+        .outerjoin(User, User.id == Incident.claimed_by)
+        .where(Incident.status != IncidentStatus.CLOSED.value)
+        .order_by(Incident.esi_level.is_(None), Incident.esi_level, Incident.accepted_at)
+        .limit(limit)
+    ).all()
+    return [
+        QueueRow(
+            incident_id=incident.id,
+            esi_level=incident.esi_level,
+            overridden=incident.override_level is not None,
+            chief_complaint=incident.chief_complaint or "",
+            status=incident.status,
+            claimed_by=claimer,
+            guidance_state=incident.guidance_state,
+            waited_s=max(0.0, (now - incident.accepted_at).total_seconds()),
+        )
+        for incident, claimer in rows
+    ]
+
+
+def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None:
+    incident = session.get(Incident, incident_id)
+    if incident is None:
+        return None
+    latest = session.scalars(
+        select(Classification).where(Classification.incident_id == incident_id).order_by(Classification.id.desc())
+    ).first()
+    events = session.scalars(
+        select(IncidentEvent).where(IncidentEvent.incident_id == incident_id).order_by(IncidentEvent.id)
+    ).all()
+    return {
+        "id": incident.id,
+        "text": incident.text,
+        "caller": incident.caller,
+        "location": incident.location,
+        "esi_level": incident.esi_level,
+        "model_level": incident.model_level,
+        "override_level": incident.override_level,
+        "status": incident.status,
+        "guidance_state": incident.guidance_state,
+        "accepted_at": incident.accepted_at,
+        "classification": None
+        if latest is None
+        else {
+            "esi_level": latest.esi_level,
+            "classifier_level": latest.classifier_level,
+            "decision_point": latest.decision_point,
+            "probabilities": latest.probabilities,
+            "evidence": latest.evidence,
+            "model_version": latest.model_version,
+        },
+        "guidance": incident.guidance.text if incident.guidance is not None else "",
+        "events": [
+            {
+                "at": event.created_at,
+                "actor": event.actor,
+                "action": event.action,
+                "before": event.before,
+                "after": event.after,
+                "reason": event.reason,
+            }
+            for event in events
+        ],
+    }
+
+
+def _event(
+    session: Session,
+    incident: Incident,
+    principal: Principal,
+    action: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    reason: str | None = None,
+) -> None:
+    session.add(
+        IncidentEvent(
+            incident_id=incident.id, actor=principal.name, action=action, before=before, after=after, reason=reason
+        )
+    )
+
+
+def _incident(session: Session, incident_id: str) -> Incident:
+    incident = session.get(Incident, incident_id) if incident_id else None
+    if incident is None:
+        raise ActionError("choose an incident first")
+    return incident
+
+
+def claim(session: Session, principal: Principal | None, incident_id: str) -> None:
+    who = require(principal, DISPATCH_ROLES, "claim incidents")
+    incident = _incident(session, incident_id)
+    if incident.status == IncidentStatus.CLOSED:
+        raise ActionError("the incident is closed")
+    user = session.scalar(select(User).where(User.name == who.name))
+    assert user is not None
+    before = {"status": incident.status, "claimed_by": incident.claimed_by}
+    incident.claimed_by = user.id
+    if incident.status == IncidentStatus.NEW:
+        incident.status = IncidentStatus.CLAIMED.value
+    _event(session, incident, who, "claim", before, {"status": incident.status, "claimed_by": user.id})
+
+
+def override_checked(
+    session: Session, principal: Principal | None, incident_id: str, esi_level: int, reason: str
+) -> Incident:
+    """Check an override (role, level, reason); the caller records it, commits and propagates it."""
+    require(principal, DISPATCH_ROLES, "override the acuity")
+    if esi_level not in (1, 2, 3, 4, 5):
+        raise ActionError("choose an ESI level 1-5")
+    if not reason.strip():
+        raise ActionError("an override needs a reason")
+    incident = _incident(session, incident_id)
+    if incident.status == IncidentStatus.CLOSED:
+        raise ActionError("the incident is closed")
+    return incident
+
+
+def mark_dispatched(session: Session, principal: Principal | None, incident_id: str) -> None:
+    who = require(principal, DISPATCH_ROLES, "mark incidents dispatched")
+    incident = _incident(session, incident_id)
+    if incident.status == IncidentStatus.CLOSED:
+        raise ActionError("the incident is closed")
+    before = {"status": incident.status}
+    incident.status = IncidentStatus.DISPATCHED.value
+    _event(session, incident, who, "dispatch", before, {"status": incident.status})
+
+
+def close(session: Session, principal: Principal | None, incident_id: str, disposition: str) -> None:
+    who = require(principal, DISPATCH_ROLES, "close incidents")
+    if disposition not in DISPOSITIONS:
+        raise ActionError(f"choose a disposition: {', '.join(DISPOSITIONS)}")
+    incident = _incident(session, incident_id)
+    if incident.status == IncidentStatus.CLOSED:
+        raise ActionError("the incident is already closed")
+    before = {"status": incident.status}
+    incident.status = IncidentStatus.CLOSED.value
+    _event(session, incident, who, "close", before, {"status": incident.status, "disposition": disposition})
+
+
+def add_note(session: Session, principal: Principal | None, incident_id: str, note: str) -> None:
+    who = require(principal, (Role.CALL_TAKER, *DISPATCH_ROLES), "add notes")
+    if not note.strip():
+        raise ActionError("the note is empty")
+    incident = _incident(session, incident_id)
+    _event(session, incident, who, "note", {}, {}, note.strip())
+
+
+def audit_events(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str = "",
+    actor: str = "",
+    action: str = "",
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: int = 5000,
+) -> list[dict[str, Any]]:
+    """Every event matching the filters, newest first (supervisors only)."""
+    require(principal, (Role.SUPERVISOR,), "read the audit log")
+    query = select(IncidentEvent).order_by(IncidentEvent.id.desc())
+    if incident_id:
+        query = query.where(IncidentEvent.incident_id == incident_id)
+    if actor:
+        query = query.where(IncidentEvent.actor == actor)
+    if action:
+        query = query.where(IncidentEvent.action == action)
+    if since is not None:
+        query = query.where(IncidentEvent.created_at >= since)
+    if until is not None:
+        query = query.where(IncidentEvent.created_at <= until)
+    return [
+        {
+            "at": event.created_at.isoformat(timespec="seconds"),
+            "incident": event.incident_id or "",
+            "actor": event.actor,
+            "action": event.action,
+            "before": event.before or {},
+            "after": event.after or {},
+            "reason": event.reason or "",
+        }
+        for event in session.scalars(query.limit(limit))
+    ]
+
+
+def events_csv(events: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=["at", "incident", "actor", "action", "before", "after", "reason"])
+    writer.writeheader()
+    for event in events:
+        writer.writerow({**event, "before": _compact(event["before"]), "after": _compact(event["after"])})
+    return buffer.getvalue()
+
+
+def _compact(value: dict[str, Any]) -> str:
+    return "; ".join(f"{key}={item}" for key, item in value.items())

@@ -1,0 +1,216 @@
+"""The console in real headless Chromium (Debian `chromium`, driven by Playwright) against the whole product:
+redis-server, the web app, a Celery worker and the engine worker. Also takes the screenshots in docs/img/."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from standardwebhooks.webhooks import Webhook
+
+from scheduler.bench.tiny_models import build_tiny_llama
+from tests.app.stack import ROOT, Stack, start_stack
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
+
+SECRET = "whsec_" + base64.b64encode(b"console-test-secret-32-random-by").decode()
+IMAGES = ROOT / "docs" / "img"
+CALLS = {
+    "critical": "My husband collapsed and he is not breathing, no pulse, please hurry",
+    "moderate": "Woman with abdominal pain since this morning, vomiting twice, she can walk",
+    "minor": "I twisted my ankle yesterday and it is a bit swollen, I can walk on it, no other problem",
+}
+
+
+def chromium_path() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        raise RuntimeError("Debian's chromium is not installed (apt-get install chromium; `make test` does)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> Iterator[Stack]:
+    workdir = tmp_path_factory.mktemp("console")
+    model = build_tiny_llama(workdir / "model")
+    deployment = start_stack(
+        workdir,
+        {
+            "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
+            "TRIAGE_MODEL": str(model),
+            "TRIAGE_MODEL_DIR": str(small_model_dir),
+            "TRIAGE_MAX_NEW_TOKENS": "48",
+        },
+    )
+    for name, role in (("dana", "dispatcher"), ("carl", "call-taker"), ("sue", "supervisor")):
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "app.cli.main",
+                "users",
+                "add",
+                name,
+                "--role",
+                role,
+                "--password",
+                f"{name}-password",
+            ],
+            env=deployment.env,
+            cwd=ROOT,
+            check=True,
+        )
+    try:
+        yield deployment
+    finally:
+        deployment.stop_all()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def post_call(stack: Stack, key: str, text: str) -> str:
+    body = json.dumps({"text": text, "caller": "test caller"})
+    now = dt.datetime.now(dt.UTC)
+    headers = {
+        "webhook-id": key,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(SECRET).sign(key, now, body),
+    }
+    response = httpx.post(f"http://127.0.0.1:{stack.web_port}/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 202, response.text
+    return str(response.json()["incident_id"])
+
+
+def signed_in_page(browser: Any, stack: Stack, name: str) -> Any:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{stack.web_port}/console/")
+    assert "/login" in page.url  # signed out: sent to sign in
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", f"{name}-password")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#whoami", timeout=60_000)
+    page.wait_for_function(f"document.querySelector('#whoami').innerText.includes('{name}')", timeout=30_000)
+    return page
+
+
+def queue_levels(page: Any) -> list[tuple[str, str]]:
+    return [
+        (row.get_attribute("data-id"), row.get_attribute("data-esi"))
+        for row in page.query_selector_all("#queue tr.incident")
+    ]
+
+
+def wait_for(condition: Any, timeout_s: float = 60, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.25)
+
+
+def gradio_call(stack: Stack, cookies: list[dict[str, Any]], api_name: str, data: list[Any]) -> str:
+    """Call a console handler directly over Gradio's HTTP API with a session's cookies (no buttons involved)."""
+    jar = {cookie["name"]: cookie["value"] for cookie in cookies}
+    base = f"http://127.0.0.1:{stack.web_port}/console/gradio_api"
+    started = httpx.post(f"{base}/call/{api_name}", json={"data": data}, cookies=jar, timeout=30)
+    started.raise_for_status()
+    stream = httpx.get(f"{base}/call/{api_name}/{started.json()['event_id']}", cookies=jar, timeout=30)
+    return stream.text
+
+
+def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
+    dana = signed_in_page(browser, stack, "dana")
+    ids = {key: post_call(stack, f"browser-{key}", text) for key, text in CALLS.items()}
+
+    # The queue shows them most urgent first, with their ESI badges.
+    def classified() -> list[tuple[str, str]] | None:
+        levels = queue_levels(dana)
+        return levels if len(levels) == 3 and all(level for _, level in levels) else None
+
+    levels = wait_for(classified, what="three classified incidents in the queue")
+    assert levels[0][0] == ids["critical"]
+    assert [int(level) for _, level in levels] == sorted(int(level) for _, level in levels)
+    assert levels[0][1] == "1" and levels[-1][0] == ids["minor"]
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    dana.screenshot(path=str(IMAGES / "console-queue.png"), full_page=True)
+
+    # Open the least urgent one and watch its guidance arrive.
+    dana.click(f"#queue tr[data-id='{ids['minor']}']")
+    dana.wait_for_selector("#incident-view .message", timeout=30_000)
+    assert "twisted my ankle" in dana.inner_text("#incident-view")
+    wait_for(lambda: dana.input_value("#guidance textarea").strip(), what="guidance text streaming in")
+
+    # Override it to ESI 1 with a reason: the queue reorders and the audit entry appears.
+    dana.locator("#override-level label").filter(has_text=re.compile(r"^\s*1\s*$")).click()
+    dana.fill("#override-reason textarea", "caller now reports he fainted")
+    dana.click("#override")
+    wait_for(lambda: "Overridden to ESI 1" in dana.inner_text("#action-result"), what="the override to be confirmed")
+    wait_for(lambda: "override" in dana.inner_text("#history"), what="the override in the incident history")
+    assert "caller now reports he fainted" in dana.inner_text("#history")
+    dana.get_by_role("tab", name="Queue").click()
+    wait_for(
+        lambda: [incident for incident, _ in queue_levels(dana)][:2] == [ids["critical"], ids["minor"]],
+        what="the overridden incident to move up",
+    )
+
+    # A new ESI 1 call raises the alert: banner and title (also in a background tab).
+    post_call(stack, "browser-alert", "Child not breathing after choking, turning blue")
+    wait_for(lambda: "URGENT" in dana.title(), what="the title to announce an urgent incident")
+    assert dana.is_visible("#urgent-banner")
+
+    # A call-taker sees no override controls, and the server refuses the override anyway.
+    carl = signed_in_page(browser, stack, "carl")
+    carl.click(f"#queue tr[data-id='{ids['moderate']}']")
+    carl.wait_for_selector("#incident-view .message", timeout=30_000)
+    assert not carl.is_visible("#override")
+    refused = gradio_call(stack, carl.context.cookies(), "action_override", [ids["moderate"], 1, "no", None, ""])
+    assert "Refused" in refused and "call-taker may not override" in refused
+    assert "Refused" not in gradio_call(
+        stack, dana.context.cookies(), "action_claim", [ids["moderate"], None, "", None, ""]
+    )
+
+    # The supervisor's audit view lists the override; the dashboard draws.
+    sue = signed_in_page(browser, stack, "sue")
+    sue.get_by_role("tab", name="Audit").click()
+    sue.fill("#audit-user textarea", "dana")
+    sue.click("#audit-search")
+    wait_for(lambda: "caller now reports he fainted" in sue.inner_text("#audit-table"), what="the audit entry")
+    assert "claim" in sue.inner_text("#audit-table")
+    sue.get_by_role("tab", name="Dashboard").click()
+    sue.wait_for_selector("#dashboard-plot img", timeout=60_000)
+    sue.screenshot(path=str(IMAGES / "console-dashboard.png"), full_page=True)
+
+    # Signed out, the console and its event endpoints refuse (the old cookie is dead on the server).
+    cookies = dana.context.cookies()
+    dana.goto(f"http://127.0.0.1:{stack.web_port}/logout")
+    dana.goto(f"http://127.0.0.1:{stack.web_port}/console/")
+    assert "/login" in dana.url
+    jar = {cookie["name"]: cookie["value"] for cookie in cookies}
+    assert httpx.get(f"http://127.0.0.1:{stack.web_port}/console/config", cookies=jar).status_code == 401
+    assert (
+        httpx.post(
+            f"http://127.0.0.1:{stack.web_port}/console/gradio_api/call/action_claim", json={"data": []}, cookies=jar
+        ).status_code
+        == 401
+    )

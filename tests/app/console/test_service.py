@@ -1,0 +1,127 @@
+"""Console actions on the database: role checks on the server, audit events with before/after, queue order."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.auth import Principal
+from app.console.render import highlight, render_queue, wait_class
+from app.console.service import (
+    ActionError,
+    ForbiddenError,
+    add_note,
+    audit_events,
+    claim,
+    close,
+    events_csv,
+    mark_dispatched,
+    open_queue,
+    override_checked,
+)
+from app.db.migrate import upgrade
+from app.db.models import Incident, IncidentEvent, Role, User
+from app.db.session import session_factory
+from app.overrides import record_override
+
+DISPATCHER = Principal("dana", Role.DISPATCHER)
+CALL_TAKER = Principal("carl", Role.CALL_TAKER)
+SUPERVISOR = Principal("sue", Role.SUPERVISOR)
+NOW = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[Session]:
+    url = f"sqlite:///{tmp_path / 'service.db'}"
+    upgrade(url)
+    with session_factory(url)() as db:
+        for principal in (DISPATCHER, CALL_TAKER, SUPERVISOR):
+            db.add(User(name=principal.name, role=principal.role.value))
+        for index, (level, seconds_ago) in enumerate([(3, 100), (1, 20), (None, 5), (1, 70), (5, 200)]):
+            db.add(
+                Incident(
+                    id=f"i{index}",
+                    source="cad",
+                    webhook_id=f"w{index}",
+                    text=f"call {index}",
+                    chief_complaint=f"call {index}",
+                    esi_level=level,
+                    accepted_at=NOW - dt.timedelta(seconds=seconds_ago),
+                )
+            )
+        db.commit()
+        yield db
+
+
+def test_the_queue_is_most_urgent_first_then_arrival_with_unclassified_last(session: Session) -> None:
+    rows = open_queue(session, NOW)
+    assert [row.incident_id for row in rows] == ["i3", "i1", "i0", "i4", "i2"]
+    assert [row.waited_s for row in rows] == [70.0, 20.0, 100.0, 200.0, 5.0]
+    assert [wait_class(row.waited_s) for row in rows] == ["wait-late", "wait-warn", "wait-late", "wait-late", "wait-ok"]
+    page = render_queue(rows, selected="i1")
+    assert 'data-urgent="i3,i1"' in page and 'class="incident selected" data-id="i1"' in page
+
+
+def test_a_call_taker_may_add_notes_but_not_claim_override_dispatch_or_close(session: Session) -> None:
+    add_note(session, CALL_TAKER, "i0", "caller called back")
+    for action in (
+        lambda: claim(session, CALL_TAKER, "i0"),
+        lambda: override_checked(session, CALL_TAKER, "i0", 1, "worse"),
+        lambda: mark_dispatched(session, CALL_TAKER, "i0"),
+        lambda: close(session, CALL_TAKER, "i0", "transported"),
+        lambda: audit_events(session, CALL_TAKER),
+        lambda: audit_events(session, DISPATCHER),
+    ):
+        with pytest.raises(ForbiddenError, match="may not"):
+            action()
+    with pytest.raises(ForbiddenError, match="not signed in"):
+        claim(session, None, "i0")
+
+
+def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) -> None:
+    claim(session, DISPATCHER, "i0")
+    incident = override_checked(session, DISPATCHER, "i0", 1, "now unresponsive")
+    record_override(session, incident, 1, "now unresponsive", DISPATCHER.name)
+    mark_dispatched(session, DISPATCHER, "i0")
+    close(session, DISPATCHER, "i0", "transported")
+    session.commit()
+    events = session.scalars(
+        select(IncidentEvent).where(IncidentEvent.incident_id == "i0").order_by(IncidentEvent.id)
+    ).all()
+    assert [(event.actor, event.action) for event in events] == [
+        ("dana", "claim"),
+        ("dana", "override"),
+        ("dana", "dispatch"),
+        ("dana", "close"),
+    ]
+    assert events[1].before == {"esi_level": 3, "override_level": None}
+    assert events[1].after == {"esi_level": 1, "override_level": 1} and events[1].reason == "now unresponsive"
+    assert events[3].after == {"status": "closed", "disposition": "transported"}
+    assert "i0" not in [row.incident_id for row in open_queue(session, NOW)]
+    with pytest.raises(ActionError, match="already closed"):
+        close(session, DISPATCHER, "i0", "transported")
+    with pytest.raises(ActionError, match="needs a reason"):
+        override_checked(session, DISPATCHER, "i1", 2, "  ")
+    with pytest.raises(ActionError, match="choose a disposition"):
+        close(session, DISPATCHER, "i1", "gone fishing")
+    audit = audit_events(session, SUPERVISOR, actor="dana", action="override")
+    assert len(audit) == 1 and audit[0]["incident"] == "i0"
+    csv_text = events_csv(audit)
+    assert csv_text.splitlines()[0] == "at,incident,actor,action,before,after,reason"
+    assert "esi_level=3; override_level=None" in csv_text and "now unresponsive" in csv_text
+
+
+def test_evidence_is_marked_in_the_escaped_message() -> None:
+    text = "He is <not> breathing and has chest pain"
+    evidence = [
+        {"start": 6, "end": 21, "description": "not breathing"},
+        {"start": 30, "end": 40, "description": "chest pain"},
+    ]
+    marked = highlight(text, evidence)
+    assert '<mark title="not breathing">&lt;not&gt; breathing</mark>' in marked
+    assert '<mark title="chest pain">chest pain</mark>' in marked
