@@ -253,9 +253,15 @@ def events_csv(events: list[dict[str, Any]]) -> str:
     writer = csv.DictWriter(buffer, fieldnames=["at", "incident", "actor", "action", "before", "after", "reason"])
     writer.writeheader()
     for event in events:
-        writer.writerow({**event, "before": _compact(event["before"]), "after": _compact(event["after"])})
+        row = {**event, "before": _compact(event["before"]), "after": _compact(event["after"])}
+        writer.writerow({key: _cell(str(value)) for key, value in row.items()})
     return buffer.getvalue()
 
 
 def _compact(value: dict[str, Any]) -> str:
     return "; ".join(f"{key}={item}" for key, item in value.items())
+
+
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet will not run as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

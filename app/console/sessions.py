@@ -37,7 +37,8 @@ def sign_out(session: Session, token: str) -> None:
     row = session.get(ConsoleSession, token_sha256(token))
     if row is not None and row.ended_at is None:
         row.ended_at = utcnow()
-    _cache.pop(token, None)
+    # Cached as signed out (not just forgotten): a poll racing the commit cannot cache the user again.
+    _cache[token] = (time.monotonic() + 3600.0, None)
 
 
 def principal_for_session(session: Session, token: str | None) -> Principal | None:
@@ -46,7 +47,7 @@ def principal_for_session(session: Session, token: str | None) -> Principal | No
         return None
     cached = _cache.get(token)
     now = time.monotonic()
-    if cached is not None and now - cached[0] < _CACHE_S:
+    if cached is not None and now - cached[0] < _CACHE_S:  # a signed-out token's entry is dated an hour ahead
         return cached[1]
     row = session.execute(
         select(User)

@@ -54,6 +54,16 @@ button{{width:100%;padding:10px;background:#1565c0;color:#fff;border:0;border-ra
 <button type="submit">Sign in</button></form></body></html>"""
 
 
+LOGIN_ERRORS = {"credentials": "Wrong user or password."}
+LOGOUT_PAGE = """<!doctype html><html><head><title>Sign out - triage-dispatch</title></head>
+<body style="font-family:system-ui,sans-serif;padding:10vh"><form method="post" action="/logout">
+<button type="submit" id="sign-out">Sign out</button></form></body></html>"""
+SIGN_OUT_FORM = (
+    '<form method="post" action="/logout" style="display:inline">'
+    '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0">Sign out</button></form>'
+)
+
+
 def install_console(app: FastAPI, settings: Settings) -> None:
     """Sign-in routes, the redirect for signed-out visitors, and the Gradio console at /console."""
 
@@ -63,7 +73,8 @@ def install_console(app: FastAPI, settings: Settings) -> None:
 
     @app.get("/login", response_class=HTMLResponse)
     def login_form(next: str = "/console/", error: str = "") -> str:
-        message = f'<p class="error">{html.escape(error)}</p>' if error else ""
+        text = LOGIN_ERRORS.get(error, "")
+        message = f'<p class="error">{text}</p>' if text else ""
         return LOGIN_PAGE.format(error=message, next=html.escape(_safe_next(next)))
 
     @app.post("/login")
@@ -74,7 +85,7 @@ def install_console(app: FastAPI, settings: Settings) -> None:
         with session_scope(settings.database_url) as session:
             token = sign_in(session, name, password)
         if token is None:
-            return RedirectResponse(f"/login?next={quote(target)}&error=Wrong+user+or+password", status_code=303)
+            return RedirectResponse(f"/login?next={quote(target)}&error=credentials", status_code=303)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
             COOKIE,
@@ -86,7 +97,11 @@ def install_console(app: FastAPI, settings: Settings) -> None:
         )
         return response
 
-    @app.get("/logout")
+    @app.get("/logout", response_class=HTMLResponse)
+    def logout_page() -> str:
+        return LOGOUT_PAGE
+
+    @app.post("/logout")
     def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
         if token:
@@ -128,6 +143,7 @@ def _safe_next(target: str) -> str:
 def build_console(settings: Settings) -> gr.Blocks:
     """The console's Blocks; every handler finds the user from the session and checks the role itself."""
     url = settings.database_url
+    exports = Path(tempfile.mkdtemp(prefix="triage-audit-"))
 
     def principal(request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -137,16 +153,18 @@ def build_console(settings: Settings) -> gr.Blocks:
             user = session.scalar(select(User).where(User.name == name, User.active.is_(True)))
             return Principal(user.name, Role(user.role)) if user is not None else None
 
-    def whoami(request: gr.Request) -> tuple[str, Any, Any, Any]:
+    def whoami(request: gr.Request) -> tuple[str, Any, Any, Any, Any]:
         who = principal(request)
         if who is None:
-            return "Not signed in.", gr.update(visible=False), gr.update(visible=False), gr.update(visible=False)
+            hidden = gr.update(visible=False)
+            return "Not signed in.", hidden, hidden, hidden, hidden
         can_dispatch = who.role in DISPATCH_ROLES
         return (
-            f"Signed in as **{who.name}** ({who.role.value}) · [Sign out](/logout)",
+            f"Signed in as <b>{html.escape(who.name)}</b> ({who.role.value}) · {SIGN_OUT_FORM}",
             gr.update(visible=can_dispatch),
             gr.update(visible=who.role == Role.SUPERVISOR),
             gr.update(visible=who.role == Role.SUPERVISOR),
+            gr.update(visible=can_dispatch),
         )
 
     def refresh_queue(selected: str, request: gr.Request) -> str:
@@ -210,6 +228,7 @@ def build_console(settings: Settings) -> gr.Blocks:
         incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
     ) -> tuple[list[list[str]], str | None]:
         who = principal(request)
+        minutes = min(max(float(minutes or 0), 0.0), 60 * 24 * 366)
         since = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes) if minutes else None
         with session_scope(url) as session:
             events = audit_events(session, who, incident_id.strip(), actor.strip(), action.strip(), since)
@@ -225,13 +244,14 @@ def build_console(settings: Settings) -> gr.Blocks:
             ]
             for event in events
         ]
-        export = Path(tempfile.mkdtemp(prefix="audit-")) / "audit.csv"
+        assert who is not None  # audit_events refused anyone else
+        export = exports / f"audit-{who.name}.csv"  # one file per supervisor, replaced by each search
         export.write_text(events_csv(events))
         return rows, str(export)
 
     with gr.Blocks(title="triage-dispatch console") as blocks:
         gr.HTML('<div id="urgent-banner" title="click to acknowledge"></div>')
-        who = gr.Markdown(elem_id="whoami")
+        who = gr.HTML(elem_id="whoami")
         selected = gr.Textbox(elem_id="selected-id", visible="hidden")
         open_button = gr.Button("open", elem_id="open-incident", visible="hidden")
         with gr.Tabs() as tabs:
@@ -264,7 +284,7 @@ def build_console(settings: Settings) -> gr.Blocks:
                 location = gr.Textbox(label="Location", elem_id="new-location")
                 submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
                 accepted = gr.Markdown(elem_id="new-result")
-            with gr.Tab("Dashboard", id="dashboard") as dashboard_tab:
+            with gr.Tab("Dashboard", id="dashboard", visible=False) as dashboard_tab:
                 plot = gr.Plot(elem_id="dashboard-plot")
                 refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
             with gr.Tab("Audit", id="audit", visible=False) as audit_tab:
@@ -308,7 +328,7 @@ def build_console(settings: Settings) -> gr.Blocks:
         search.click(
             search_audit, inputs=[audit_incident, audit_actor, audit_action, audit_minutes], outputs=[table, csv_file]
         )
-        blocks.load(whoami, outputs=[who, dispatch_actions, audit_tab, search])
+        blocks.load(whoami, outputs=[who, dispatch_actions, audit_tab, search, dashboard_tab])
         blocks.load(refresh_queue, inputs=[selected], outputs=[queue_html])
     built: gr.Blocks = blocks
     return built

@@ -50,9 +50,13 @@ def test_a_wrong_password_gets_no_session_and_a_right_one_does_until_sign_out(cl
     assert client.get("/console/", follow_redirects=False).status_code == 200
     assert client.get("/console/config").status_code == 200
     assert client.get("/v1/incidents").status_code == 200  # the console's session also reads the API
-    client.get("/logout", follow_redirects=False)
-    client.cookies.clear()
+    token = client.cookies[COOKIE]
+    assert client.get("/logout").status_code == 200  # a page with a button: a GET changes nothing
+    assert client.get("/console/config").status_code == 200
+    assert client.post("/logout", follow_redirects=False).status_code == 303
+    client.cookies.set(COOKIE, token)  # the old cookie, replayed: the session ended on the server
     assert client.get("/console/config").status_code == 401
+    assert client.get("/v1/incidents").status_code == 401
 
 
 def test_the_sign_in_page_never_redirects_off_site(client: TestClient) -> None:

@@ -203,7 +203,8 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
 
     # Signed out, the console and its event endpoints refuse (the old cookie is dead on the server).
     cookies = dana.context.cookies()
-    dana.goto(f"http://127.0.0.1:{stack.web_port}/logout")
+    dana.click("#sign-out")
+    dana.wait_for_url("**/login", timeout=30_000)
     dana.goto(f"http://127.0.0.1:{stack.web_port}/console/")
     assert "/login" in dana.url
     jar = {cookie["name"]: cookie["value"] for cookie in cookies}
