@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import update
+
 from app.api.main import ENGINE_HEARTBEAT
 from app.db.models import Guidance, GuidanceState, Incident, Outbox, Outcome, utcnow
 from app.db.session import session_scope
@@ -227,6 +229,7 @@ class EngineWorker:
             flags = [str(item.get("rule_id")) for item in classification.evidence] if classification else []
             level = incident.esi_level or 5
             incident.guidance_state = GuidanceState.PREFILLING.value
+            incident.engine_seen_at = utcnow()
             prompt = self._prompt(incident.text, level, flags)
             return prompt, level, incident.predicted_output_tokens or 0, incident.queued_at, incident.accepted_at
 
@@ -351,10 +354,20 @@ class EngineWorker:
 
     # ----- background duties ------------------------------------------------------------------------------
 
+    def _mark_seen(self, incident_ids: list[str]) -> None:
+        """Tell the database these incidents are being served (the reconciler leaves them alone)."""
+        with session_scope(self.settings.database_url) as session:
+            session.execute(update(Incident).where(Incident.id.in_(incident_ids)).values(engine_seen_at=utcnow()))
+
     async def _renew_leases(self) -> None:
         period = max(0.5, self.settings.engine_lease_s / 3)
         while True:
             await asyncio.sleep(period)
+            if self.serving:
+                try:
+                    await asyncio.to_thread(self._mark_seen, list(self.serving))
+                except Exception as error:
+                    log.warning("could not mark incidents as served: %s", error)
             for incident_id in list(self.serving):
                 try:
                     renewed = await asyncio.to_thread(

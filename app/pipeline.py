@@ -222,10 +222,13 @@ def reconcile(
             pipe.hexists(heap.keys[2], incident_id)
         missing = [incident_id for incident_id, there in zip(classified, pipe.execute(), strict=True) if not there]
         # Read the state after seeing the heap: an engine worker commits "done" before it acks the heap.
+        served_since = now - dt.timedelta(seconds=settings.engine_lease_s)
         with session_scope(settings.database_url) as session:
             for incident in session.scalars(select(Incident).where(Incident.id.in_(missing))):
                 if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED) or incident.esi_level is None:
                     continue
+                if incident.engine_seen_at is not None and incident.engine_seen_at > served_since:
+                    continue  # an engine worker is serving it (its lease will be re-created if Redis lost it)
                 estimate = estimate_remaining_s(incident.text, incident.predicted_output_tokens or 0)
                 if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident)):
                     counts["requeued"] += 1

@@ -108,6 +108,8 @@ class Incident(Base):
     classified_at: Mapped[dt.datetime | None]
     queued_at: Mapped[dt.datetime | None]
     guidance_state: Mapped[str] = mapped_column(String(16), default=GuidanceState.PENDING.value)
+    engine_seen_at: Mapped[dt.datetime | None]
+    """Last time an engine worker said it is serving this incident (renewed with its lease)."""
     claimed_by: Mapped[str | None] = mapped_column(ForeignKey("users.id"))
 
     classifications: Mapped[list[Classification]] = relationship(

@@ -1,0 +1,88 @@
+"""The reconciler against a real redis-server and a migrated SQLite database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from pathlib import Path
+
+import pytest
+import redis
+
+from app.db.migrate import upgrade
+from app.db.models import Incident, Outbox, utcnow
+from app.db.session import session_scope
+from app.pipeline import reconcile
+from app.settings import Settings
+from scheduler.redis_heap import RedisSemanticHeap
+
+_prefixes = itertools.count()
+
+
+@pytest.fixture
+def setup(tmp_path: Path, redis_url: str) -> tuple[Settings, RedisSemanticHeap]:
+    url = f"sqlite:///{tmp_path / 'reconcile.db'}"
+    upgrade(url)
+    prefix = f"reconcile-{next(_prefixes)}"
+    settings = Settings(database_url=url, redis_url=redis_url, queue_prefix=prefix, engine_lease_s=30)
+    return settings, RedisSemanticHeap(redis.Redis.from_url(redis_url), prefix)
+
+
+def add(
+    settings: Settings, incident_id: str, state: str, level: int | None, seen_ago_s: float | None, age_s: float
+) -> None:
+    now = utcnow()
+    with session_scope(settings.database_url) as session:
+        session.add(
+            Incident(
+                id=incident_id,
+                source="cad",
+                webhook_id=incident_id,
+                text="call",
+                accepted_at=now - dt.timedelta(seconds=age_s),
+                esi_level=level,
+                classified_at=now if level is not None else None,
+                guidance_state=state,
+                engine_seen_at=now - dt.timedelta(seconds=seen_ago_s) if seen_ago_s is not None else None,
+            )
+        )
+        session.flush()
+        session.add(
+            Outbox(
+                incident_id=incident_id,
+                created_at=now - dt.timedelta(seconds=age_s),
+                done_at=now if state == "done" else None,
+            )
+        )
+
+
+def test_it_requeues_what_redis_lost_but_not_what_an_engine_serves_or_finished(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    settings, heap = setup
+    add(settings, "lost-queued", "queued", 2, None, 60)
+    add(settings, "served-now", "generating", 1, 5, 60)  # its worker renewed 5 s ago
+    add(settings, "served-by-a-dead-worker", "generating", 3, 120, 300)
+    add(settings, "finished", "done", 1, 1, 60)
+    add(settings, "unclassified-stale", "pending", None, None, 60)
+    add(settings, "unclassified-fresh", "pending", None, None, 1)
+    published: list[str] = []
+    counts = reconcile(settings, heap, publish=published.append)
+    assert published == ["unclassified-stale"]  # a fresh one was handed over by intake a moment ago
+    assert sorted(heap.waiting_ids()) == ["lost-queued", "served-by-a-dead-worker"]
+    assert counts == {"republished": 1, "requeued": 2, "expired_leases": 0}
+    again = reconcile(settings, heap, publish=published.append)
+    assert again == {"republished": 0, "requeued": 0, "expired_leases": 0}  # published_at is now fresh
+
+
+def test_a_broker_outage_leaves_the_outbox_entry_for_the_next_pass(setup: tuple[Settings, RedisSemanticHeap]) -> None:
+    settings, heap = setup
+    add(settings, "waiting-for-the-broker", "pending", None, None, 60)
+
+    def broker_down(incident_id: str) -> None:
+        raise ConnectionError("broker unavailable")
+
+    assert reconcile(settings, heap, publish=broker_down)["republished"] == 0
+    published: list[str] = []
+    assert reconcile(settings, heap, publish=published.append)["republished"] == 1
+    assert published == ["waiting-for-the-broker"]
