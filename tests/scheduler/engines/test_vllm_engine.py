@@ -190,8 +190,17 @@ def test_abort_ends_that_stream_and_the_others_finish(
 ) -> None:
     async def scenario() -> tuple[list[TokenChunk], list[TokenChunk]]:
         keep = asyncio.create_task(collect(semantic_engine.submit(request("keep", 3, new_tokens=20))))
-        drop = asyncio.create_task(collect(semantic_engine.submit(request("drop", 3, new_tokens=200))))
-        await asyncio.sleep(0.1)
+        started = asyncio.Event()
+
+        async def collect_drop() -> list[TokenChunk]:
+            chunks = []
+            async for chunk in semantic_engine.submit(request("drop", 3, new_tokens=200)):
+                chunks.append(chunk)
+                started.set()
+            return chunks
+
+        drop = asyncio.create_task(collect_drop())
+        await started.wait()  # abort once it is generating (a fixed sleep raced a busy machine)
         semantic_engine.abort("drop")
         return await keep, await drop
 
