@@ -4,6 +4,7 @@ between two queue refreshes on screen and from a click on a row to the incident 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import shutil
@@ -148,8 +149,4 @@ def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
 
 def run_console_bench(incidents: int = 500, baseline: int = 10, use_browser: bool = True) -> dict[str, Any]:
     large, small = measure(incidents, use_browser), measure(baseline, use_browser)
-    return {"incidents": _as_dict(large), "baseline": _as_dict(small)}
-
-
-def _as_dict(figures: ConsoleFigures) -> dict[str, Any]:
-    return {name: getattr(figures, name) for name in figures.__slots__}
+    return {"incidents": dataclasses.asdict(large), "baseline": dataclasses.asdict(small)}

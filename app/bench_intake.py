@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -49,7 +50,7 @@ class IntakeBenchResult:
     baseline_p99_ms: float
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return dataclasses.asdict(self)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -119,9 +120,7 @@ def run_intake_bench(messages: int = 1000, concurrency: int = 50, model_dir: Pat
         try:
             _wait_http(port)
             _warm_worker(port, database_url)
-            base_starts, base_latencies, base_elapsed = asyncio.run(
-                _post_all(port, "unknown", texts, concurrency, "baseline")
-            )
+            _, base_latencies, base_elapsed = asyncio.run(_post_all(port, "unknown", texts, concurrency, "baseline"))
             starts, latencies, elapsed = asyncio.run(_post_all(port, "cad", texts, concurrency, "bench"))
             queued = _wait_queued(database_url, messages + 1, timeout_s=600)
         finally:
@@ -133,7 +132,6 @@ def run_intake_bench(messages: int = 1000, concurrency: int = 50, model_dir: Pat
             redis_process.wait(timeout=10)
     queued_delays = [queued[f"bench-{index}"] - starts[index] for index in range(messages)]
     last_queued = max(queued[f"bench-{index}"] for index in range(messages))
-    del base_starts
     return IntakeBenchResult(
         messages=messages,
         concurrency=concurrency,

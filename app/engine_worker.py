@@ -190,7 +190,7 @@ class EngineWorker:
                 if chunk.finished or chunk.emitted_s - last_flush >= GUIDANCE_FLUSH_S:
                     last_flush = chunk.emitted_s
                     await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
-            timing = getattr(self.engine, "timings", {}).get(incident_id)
+            timing = self.engine.timings.get(incident_id)
             ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
             await asyncio.to_thread(
                 self._finish,

@@ -43,7 +43,11 @@ PROMPT_OVERHEAD_TOKENS = 250
 
 def store_message(session: Session, source: str, webhook_id: str, message: IntakeMessage) -> tuple[str, bool]:
     """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing."""
-    existing = session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
+
+    def existing_id() -> str | None:
+        return session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
+
+    existing = existing_id()
     if existing is not None:
         return existing, True
     incident = Incident(
@@ -62,9 +66,7 @@ def store_message(session: Session, source: str, webhook_id: str, message: Intak
         session.flush()
     except IntegrityError:  # the same webhook id, concurrently: the other request stored it
         session.rollback()
-        existing = session.scalar(
-            select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id)
-        )
+        existing = existing_id()
         if existing is None:
             raise
         return existing, True

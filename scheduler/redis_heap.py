@@ -20,11 +20,16 @@ LEVEL_SCALE = 10**10
 """The score is `esi_level * LEVEL_SCALE + estimated remaining ms` (capped below the scale); exact in a double."""
 ARRIVAL_DIGITS = 20
 
-_REQUEUE_EXPIRED = """
+_NOW = """
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+"""
+
+_REQUEUE_EXPIRED = (
+    _NOW
+    + """
 local function requeue_expired(queue, leases, items, now)
   local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
   for _, id in ipairs(expired) do
@@ -40,6 +45,7 @@ local function requeue_expired(queue, leases, items, now)
   return #expired
 end
 """
+)
 
 _PUSH = """
 -- KEYS: queue, leases, items; ARGV: id, json item. Returns 1 if added, 0 if the id is already waiting or leased.
@@ -50,16 +56,17 @@ redis.call('ZADD', KEYS[1], item.score, item.member)
 return 1
 """
 
-_PUSH_LEASED = """
+_PUSH_LEASED = (
+    _NOW
+    + """
 -- KEYS: queue, leases, items; ARGV: id, json item (consumer set), lease ms. Re-creates an item under a lease
 -- (a consumer still serving it after Redis lost it); 0 if the id is already known.
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[3]), ARGV[1])
 return 1
 """
+)
 
 _POP_LEASE = (
     _REQUEUE_EXPIRED
@@ -116,15 +123,14 @@ return run() or 0
 )
 
 _RENEW = (
-    """
+    _NOW
+    + """
 -- KEYS: queue, leases, items; ARGV: id, consumer, lease ms. 0 if the lease is no longer this consumer's.
 local function run()
 """
     + _OWNED
     + """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[3]), ARGV[1])
+redis.call('ZADD', KEYS[2], 'XX', now_ms() + tonumber(ARGV[3]), ARGV[1])
 return 1
 end
 return run() or 0

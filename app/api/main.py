@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 from app.auth import Principal, principal_for_token
 from app.console.sessions import COOKIE as SESSION_COOKIE
 from app.console.sessions import principal_for_session
-from app.db.models import Classification, Incident, IncidentEvent, IncidentStatus, Outcome, Role
+from app.db.models import Incident, IncidentStatus, Outcome, Role
 from app.db.session import session_factory, session_scope
+from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 from app.intake.schemas import IntakeAccepted, IntakeMessage
 from app.intake.signatures import SignatureError, verify
 from app.metrics import IntakeMetrics, RedisMetricsCollector
@@ -174,7 +175,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
             if status not in {s.value for s in IncidentStatus}:
                 raise HTTPException(422, f"status must be open, all or one of {[s.value for s in IncidentStatus]}")
             query = query.where(Incident.status == status)
-        query = query.order_by(Incident.esi_level.is_(None), Incident.esi_level, Incident.accepted_at)
+        query = query.order_by(*URGENCY_ORDER)
         incidents = session.scalars(query.limit(max(1, min(limit, 1000)))).all()
         return {"incidents": [_summary(incident) for incident in incidents]}
 
@@ -187,30 +188,14 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
         incident = session.get(Incident, incident_id)
         if incident is None:
             raise HTTPException(404, "no such incident")
-        latest = session.scalars(
-            select(Classification).where(Classification.incident_id == incident_id).order_by(Classification.id.desc())
-        ).first()
         outcome = session.get(Outcome, incident_id)
-        events = session.scalars(
-            select(IncidentEvent).where(IncidentEvent.incident_id == incident_id).order_by(IncidentEvent.id)
-        ).all()
         return {
             **_summary(incident),
             "text": incident.text,
             "caller": incident.caller,
             "location": incident.location,
             "call_id": incident.call_id,
-            "classification": None
-            if latest is None
-            else {
-                "esi_level": latest.esi_level,
-                "classifier_level": latest.classifier_level,
-                "decision_point": latest.decision_point,
-                "probabilities": latest.probabilities,
-                "evidence": latest.evidence,
-                "predicted_output_tokens": latest.predicted_output_tokens,
-                "model_version": latest.model_version,
-            },
+            "classification": classification_view(latest_classification(session, incident_id)),
             "guidance": None
             if incident.guidance is None
             else {
@@ -240,15 +225,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
                 "error": outcome.error,
             },
             "events": [
-                {
-                    "at": _iso(event.created_at),
-                    "actor": event.actor,
-                    "action": event.action,
-                    "before": event.before,
-                    "after": event.after,
-                    "reason": event.reason,
-                }
-                for event in events
+                {**event_view(event), "at": _iso(event.created_at)} for event in incident_events(session, incident_id)
             ],
         }
 

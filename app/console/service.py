@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 
 from app.auth import Principal
 from app.db.models import (
-    Classification,
     Incident,
     IncidentEvent,
     IncidentStatus,
@@ -25,6 +24,7 @@ from app.db.models import (
     User,
     utcnow,
 )
+from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 
 DISPATCH_ROLES = (Role.DISPATCHER, Role.SUPERVISOR)
 DISPOSITIONS = ("transported", "treated on scene", "no patient found", "refused care", "duplicate call", "other")
@@ -65,7 +65,7 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
         select(Incident, User.name)
         .outerjoin(User, User.id == Incident.claimed_by)
         .where(Incident.status != IncidentStatus.CLOSED.value)
-        .order_by(Incident.esi_level.is_(None), Incident.esi_level, Incident.accepted_at)
+        .order_by(*URGENCY_ORDER)
         .limit(limit)
     ).all()
     return [
@@ -87,12 +87,6 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
     incident = session.get(Incident, incident_id)
     if incident is None:
         return None
-    latest = session.scalars(
-        select(Classification).where(Classification.incident_id == incident_id).order_by(Classification.id.desc())
-    ).first()
-    events = session.scalars(
-        select(IncidentEvent).where(IncidentEvent.incident_id == incident_id).order_by(IncidentEvent.id)
-    ).all()
     return {
         "id": incident.id,
         "text": incident.text,
@@ -104,28 +98,9 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "status": incident.status,
         "guidance_state": incident.guidance_state,
         "accepted_at": incident.accepted_at,
-        "classification": None
-        if latest is None
-        else {
-            "esi_level": latest.esi_level,
-            "classifier_level": latest.classifier_level,
-            "decision_point": latest.decision_point,
-            "probabilities": latest.probabilities,
-            "evidence": latest.evidence,
-            "model_version": latest.model_version,
-        },
+        "classification": classification_view(latest_classification(session, incident_id)),
         "guidance": incident.guidance.text if incident.guidance is not None else "",
-        "events": [
-            {
-                "at": event.created_at,
-                "actor": event.actor,
-                "action": event.action,
-                "before": event.before,
-                "after": event.after,
-                "reason": event.reason,
-            }
-            for event in events
-        ],
+        "events": [event_view(event) for event in incident_events(session, incident_id)],
     }
 
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Container
 from dataclasses import dataclass, field
 
+from scheduler.request import ESI_LEVELS
+
 ENGINE_NAMES = ("hf", "vllm")
+MAX_TIMINGS = 10_000
+"""Client-side timings kept for the most recent requests."""
 
 
 class EngineError(RuntimeError):
@@ -77,6 +82,14 @@ class Engine(abc.ABC):
     """An LLM engine whose every step is scheduled by the semantic policy."""
 
     name: str
+    timings: dict[str, RequestTiming]
+    """Client-side times of the most recent requests, by request id."""
+
+    def _start_timing(self, request_id: str) -> None:
+        """Record a submission now, keeping only the most recent `MAX_TIMINGS` (dicts keep insertion order)."""
+        self.timings[request_id] = RequestTiming(submitted_s=time.monotonic())
+        while len(self.timings) > MAX_TIMINGS:
+            del self.timings[next(iter(self.timings))]
 
     @abc.abstractmethod
     async def start(self) -> None:
@@ -103,6 +116,22 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def health(self) -> EngineHealth: ...
+
+
+def check_request(
+    request: EngineRequest, largest_tokens: int, limit_phrase: str, vocab_size: int, in_flight: Container[str]
+) -> None:
+    """Refuse, up front, a request the engine can never serve: bad level, longer than `largest_tokens` (the
+    refusal ends with `limit_phrase`), token ids outside the vocabulary, or an id already in flight."""
+    if request.esi_level not in ESI_LEVELS:
+        raise RequestRejectedError(f"request {request.request_id}: esi_level must be 1..5")
+    largest = len(request.prompt_token_ids) + request.max_new_tokens
+    if largest > largest_tokens:
+        raise RequestRejectedError(f"request {request.request_id} needs up to {largest} tokens{limit_phrase}")
+    if any(not 0 <= token < vocab_size for token in request.prompt_token_ids):
+        raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
+    if request.request_id in in_flight:
+        raise RequestRejectedError(f"request {request.request_id} is already in the engine")
 
 
 def check_engine_name(name: str) -> str:

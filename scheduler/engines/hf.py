@@ -17,9 +17,9 @@ from scheduler.engines.base import (
     EngineHealth,
     EngineRequest,
     EngineStats,
-    RequestRejectedError,
     RequestTiming,
     TokenChunk,
+    check_request,
 )
 from scheduler.engines.hf_scheduler import (
     DecisionLog,
@@ -32,8 +32,6 @@ from scheduler.request import ESI_LEVELS
 
 log = logging.getLogger(__name__)
 
-MAX_TIMINGS = 10_000
-"""Client-side timings kept for the most recent requests."""
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 """The small instruct model a centre runs on a CPU by default (downloaded once with internet; any local
 directory with the same files works). Tests and benchmarks use a tiny locally built Llama instead."""
@@ -169,22 +167,10 @@ class HFEngine(Engine):
             raise EngineError("the engine is restarting after a failure; submit again in a moment")
         if self._manager is None:
             raise EngineError("the engine is not started")
-        if request.esi_level not in ESI_LEVELS:
-            raise RequestRejectedError(f"request {request.request_id}: esi_level must be 1..5")
-        largest = len(request.prompt_token_ids) + request.max_new_tokens
-        if largest > self.config.capacity_tokens:
-            raise RequestRejectedError(
-                f"request {request.request_id} needs up to {largest} tokens of KV cache; "
-                f"the engine holds {self.config.capacity_tokens}"
-            )
-        if any(not 0 <= token < self._vocab_size for token in request.prompt_token_ids):
-            raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
-        if request.request_id in self._inflight:
-            raise RequestRejectedError(f"request {request.request_id} is already in the engine")
+        capacity = self.config.capacity_tokens
+        check_request(request, capacity, f" of KV cache; the engine holds {capacity}", self._vocab_size, self._inflight)
         inflight = _InFlight(request, asyncio.Queue())
-        self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
-        while len(self.timings) > MAX_TIMINGS:  # keep the most recent ones (dicts keep insertion order)
-            del self.timings[next(iter(self.timings))]
+        self._start_timing(request.request_id)
         self.book.add(
             request.request_id, request.esi_level, request.predicted_output_tokens, len(request.prompt_token_ids)
         )

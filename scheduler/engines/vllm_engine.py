@@ -27,6 +27,7 @@ from scheduler.engines.base import (
     RequestRejectedError,
     RequestTiming,
     TokenChunk,
+    check_request,
 )
 from scheduler.request import ESI_LEVELS
 
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 
 SEMANTIC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMScheduler"
 SEMANTIC_ASYNC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMAsyncScheduler"
-MAX_TIMINGS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,29 +206,17 @@ class VLLMEngine(Engine):
     def submit(self, request: EngineRequest) -> AsyncIterator[TokenChunk]:
         if self._llm is None:
             raise EngineError("the engine is not started")
-        if request.esi_level not in ESI_LEVELS:
-            raise RequestRejectedError(f"request {request.request_id}: esi_level must be 1..5")
-        largest = len(request.prompt_token_ids) + request.max_new_tokens
-        if largest > self.config.max_model_len:
-            raise RequestRejectedError(
-                f"request {request.request_id} needs up to {largest} tokens; "
-                f"the model serves {self.config.max_model_len}"
-            )
         if not request.prompt_token_ids or request.max_new_tokens < 1:
             raise RequestRejectedError(f"request {request.request_id} needs a prompt and at least one new token")
-        if any(not 0 <= token < self._vocab_size for token in request.prompt_token_ids):
-            raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
-        if request.request_id in self._inflight:
-            raise RequestRejectedError(f"request {request.request_id} is already in the engine")
+        limit = self.config.max_model_len
+        check_request(request, limit, f"; the model serves {limit}", self._vocab_size, self._inflight)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             raise EngineError("submit() streams on the event loop: call it from a coroutine") from None
         inflight = _InFlight(request, request.esi_level)
         self._inflight[request.request_id] = inflight
-        self.timings[request.request_id] = RequestTiming(submitted_s=time.monotonic())
-        while len(self.timings) > MAX_TIMINGS:
-            del self.timings[next(iter(self.timings))]
+        self._start_timing(request.request_id)
         self._launch(inflight)
         return self._stream(inflight)
 

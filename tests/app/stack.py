@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -106,6 +107,19 @@ def start_stack(workdir: Path, extra_env: dict[str, str]) -> Stack:
         deployment.stop_all()
         raise
     return deployment
+
+
+def start_product(workdir: Path, triage_model_dir: Path, secret: str, extra_env: dict[str, str]) -> Stack:
+    """`start_stack` serving a tiny local Llama, the given triage model, and the source `cad` signed with `secret`."""
+    from scheduler.bench.tiny_models import build_tiny_llama
+
+    model = build_tiny_llama(workdir / "model")
+    base = {
+        "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [secret]}),
+        "TRIAGE_MODEL": str(model),
+        "TRIAGE_MODEL_DIR": str(triage_model_dir),
+    }
+    return start_stack(workdir, {**base, **extra_env})
 
 
 def ready(port: int) -> bool:

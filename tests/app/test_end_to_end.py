@@ -19,8 +19,7 @@ from standardwebhooks.webhooks import Webhook
 
 from app.db.models import Classification, Guidance, Incident, Outbox, Outcome
 from app.local_redis import wait_for_redis
-from scheduler.bench.tiny_models import build_tiny_llama
-from tests.app.stack import Stack, start_stack, wait_until
+from tests.app.stack import Stack, start_product, wait_until
 from triage_models.generator import generate
 
 SECRET = "whsec_" + base64.b64encode(b"end-to-end-secret-32-random-byte").decode()
@@ -29,14 +28,11 @@ MESSAGES = 1000
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp("e2e")
-    model = build_tiny_llama(workdir / "model")
-    deployment = start_stack(
-        workdir,
+    deployment = start_product(
+        tmp_path_factory.mktemp("e2e"),
+        small_model_dir,
+        SECRET,
         {
-            "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
-            "TRIAGE_MODEL": str(model),
-            "TRIAGE_MODEL_DIR": str(small_model_dir),
             "TRIAGE_MAX_NEW_TOKENS": "8",
             "TRIAGE_ENGINE_NUM_BLOCKS": "256",
             "TRIAGE_ENGINE_LEASE_S": "6",

@@ -19,8 +19,7 @@ import httpx
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from scheduler.bench.tiny_models import build_tiny_llama
-from tests.app.stack import ROOT, Stack, start_stack
+from tests.app.stack import ROOT, Stack, start_product
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
 
@@ -42,16 +41,8 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> Iterator[Stack]:
-    workdir = tmp_path_factory.mktemp("console")
-    model = build_tiny_llama(workdir / "model")
-    deployment = start_stack(
-        workdir,
-        {
-            "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
-            "TRIAGE_MODEL": str(model),
-            "TRIAGE_MODEL_DIR": str(small_model_dir),
-            "TRIAGE_MAX_NEW_TOKENS": "48",
-        },
+    deployment = start_product(
+        tmp_path_factory.mktemp("console"), small_model_dir, SECRET, {"TRIAGE_MAX_NEW_TOKENS": "48"}
     )
     for name, role in (("dana", "dispatcher"), ("carl", "call-taker"), ("sue", "supervisor")):
         subprocess.run(

@@ -1,0 +1,52 @@
+"""Reading incidents, shared by the API and the console: urgency order, latest classification, history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Classification, Incident, IncidentEvent
+
+URGENCY_ORDER = (Incident.esi_level.is_(None), Incident.esi_level, Incident.accepted_at)
+"""Most urgent effective ESI first, unclassified last, then by arrival."""
+
+
+def latest_classification(session: Session, incident_id: str) -> Classification | None:
+    return session.scalars(
+        select(Classification).where(Classification.incident_id == incident_id).order_by(Classification.id.desc())
+    ).first()
+
+
+def incident_events(session: Session, incident_id: str) -> Sequence[IncidentEvent]:
+    return session.scalars(
+        select(IncidentEvent).where(IncidentEvent.incident_id == incident_id).order_by(IncidentEvent.id)
+    ).all()
+
+
+def classification_view(classification: Classification | None) -> dict[str, Any] | None:
+    if classification is None:
+        return None
+    return {
+        "esi_level": classification.esi_level,
+        "classifier_level": classification.classifier_level,
+        "decision_point": classification.decision_point,
+        "probabilities": classification.probabilities,
+        "evidence": classification.evidence,
+        "predicted_output_tokens": classification.predicted_output_tokens,
+        "model_version": classification.model_version,
+    }
+
+
+def event_view(event: IncidentEvent) -> dict[str, Any]:
+    """One audit event (`at` stays a datetime)."""
+    return {
+        "at": event.created_at,
+        "actor": event.actor,
+        "action": event.action,
+        "before": event.before,
+        "after": event.after,
+        "reason": event.reason,
+    }
