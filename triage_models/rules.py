@@ -16,7 +16,7 @@ from triage_models.result import DecisionPoint, Evidence
 from triage_models.text import is_negated
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
-RULES_VERSION = "rules-2026.11.2"
+RULES_VERSION = "rules-2026.11.3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,86 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 
 A, B = DecisionPoint.A, DecisionPoint.B
+
+# Shared wording, reused by several rules. Every gap is bounded ([^.]{0,40}) so matching stays linear-time.
+_FEVER = (
+    r"\bfevers?\b|\bfebrile\b|\bhigh temp(?:erature)?\b|\bburning up\b|\brigors\b",
+    r"\b(?:temp(?:erature)?|t)\.?(?: of| is| was| at|:)? ?(?:100\.[4-9]|10[1-6](?:\.\d)?|3[89](?:\.\d)?|4[01](?:\.\d)?)"
+    r" ?(?:°|˚|degrees)? ?[cf]?\b",
+)
+_CHILD = (
+    r"\b(?:[1-9]|1[0-2])[\s-]*(?:years?|yrs?|months?|mos?|weeks?|wks?|days?)[\s-]*old\b",
+    r"\b(?:[1-9]|1[0-2]) ?(?:y/o|yo|m/o)\b",
+    r"\b(?:baby|infant|toddler|newborn|neonate|child|kid|preschooler|pediatric|little (?:boy|girl|one))\b",
+    r"\bmy (?:son|daughter|boy|girl)\b",
+)
+_NEONATE = (
+    r"\b(?:\d|1\d|2[0-7])[\s-]*(?:days?|d)[\s-]*old\b|\b(?:\d|1\d|2[0-7]) ?d/o\b",
+    r"\b(?:[1-3]|one|two|three)[\s-]*(?:weeks?|wks?)[\s-]*old\b",
+    r"\bnewborn\b|\bneonat",
+    r"\bborn (?:yesterday|today|last week|(?:\d|1\d|2[0-7]) days ago|(?:a|one|two|three|[1-3]) weeks? ago)\b",
+)
+_INFANT = (
+    *_NEONATE,
+    r"\b(?:[4-9]|1[0-2]|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]*(?:weeks?|wks?)[\s-]*old\b",
+    r"\b(?:[1-2]|one|two|1\.5)[\s-]*(?:months?|mos?|mths?)[\s-]*old\b|\b[12] ?m/o\b",
+    r"\b(?:[2-8]\d)[\s-]*days?[\s-]*old\b",
+)
+_ELDERLY = (
+    r"\b(?:6[5-9]|[7-9]\d|1[01]\d)[\s-]*(?:years?|yrs?|y/?o|yo)\b",
+    r"\belderly\b|\bgeriatric\b|\bnursing home\b|\bgrand(?:ma|pa|mother|father)\b",
+    r"\bblood thinners?\b|\banticoag|\bwarfarin\b|\beliquis\b|\bxarelto\b|\bcoumadin\b",
+)
+_PREGNANT = (
+    r"(?:(?<!negative )(?<!neg )\bpregnan(?:t|cy)\b(?! test (?:is |was )?neg)|\bpreg\b|\b\d{1,2} ?(?:weeks?"
+    r"|wks?) (?:gestation|along|ga)\b|\biup\b|\bg\d ?p\d"
+    r"|positive (?:home )?pregnancy test|(?:\+|positive) ?(?:upt|hcg|preg)\b|\b(?:upt|hcg) (?:is |was )?(?:positive"
+    r"|\+))"
+)
+_PREGNANCY_SIGN = (
+    r"(?P<also>(?:vaginal |pv )?bleeding|\bvb\b|passing clots|(?:lower |severe |sharp |bad )?(?:abdominal|abd|belly"
+    r"|stomach|pelvic|lower quadrant|llq|rlq) (?:pain|cramps)|pain (?:in|to) (?:the |her |my )?(?:lower )?(?:abdomen|"
+    r"belly|stomach|pelvis))"
+)
+_LATE_PREGNANCY = (
+    r"(?:\b(?:2[1-9]|3\d|4[0-2]) ?(?:weeks?|wks?)(?: pregnant| gestation| along| ga\b| iup\b| preg\b)|\bga (?:2[1-9]"
+    r"|3\d"
+    r"|4[0-2])\b|third trimester|3rd trimester|\b(?:[6-9]|six|seven|eight|nine) months pregnant"
+    r"|\b(?:g\d ?p\d|pregnan\w*|iup)\b[^.]{0,20}?\b(?:2[1-9]|3\d|4[0-2]) ?(?:weeks?|wks?)\b)"
+)
+_PREECLAMPSIA_SIGN = (
+    r"(?P<also>headache|blurr(?:y|ed) vision|vision (?:change|problem)s?|visual (?:change|disturbance)s?|seeing spots"
+    r"|spots in (?:her|my) vision|ruq pain|epigastric pain|swelling (?:of|in) (?:her|my) face|facial swelling|seizure)"
+)
+_HISTORY_AHEAD = r"(?![^.]{0,25}\b(?:years? ago|months? ago|yrs ago|in (?:19|20)\d\d))"
+_SUBSTANCES = (
+    r"(?:button batter(?:y|ies)|disc batter(?:y|ies)|watch batter(?:y|ies)|magnets|magnet set|magnetic balls|buckyballs"
+    r"|anti-?freeze|ethylene glycol"
+    r"|methanol|windshield (?:washer )?fluid|lamp oil|kerosene|gasoline|lighter fluid|paint thinner|hydrocarbons?"
+    r"|drain cleaner|oven cleaner|\blye\b|caustic|laundry (?:pod|packet|detergent pod)s?|detergent pods?|bleach"
+    r"|rat poison|pesticide|insecticide|weed killer|iron (?:pills?|tablets?|supplements?)|prenatal vitamins"
+    r"|(?:fentanyl|nicotine) (?:patch|liquid)|e-?cig(?:arette)? liquid|vape (?:juice|liquid))"
+)
+_EYE_CHEMICAL = (
+    r"(?:chemicals?|bleach|acid|alkali|lye|ammonia|drain cleaner|oven cleaner|cement|concrete|lime|caustic"
+    r"|battery acid|degreaser|pool chlorine)"
+)
+_INGEST = r"(?:swallowed|swallowing|ate|eaten|ingested|ingesting|ingestion of|drank|drinking|chewed)"
+# A few words between a verb and its object, never across a conjunction ("ate lunch and cleaned with bleach").
+_WORD_GAP = r"(?:\s+(?!and\b|then\b|but\b|or\b|after\b|before\b|while\b|later\b)[\w'/-]+){0,4}?\s+"
+_DRUGS = (
+    r"(?:pills?|tablets?|tabs|capsules?|caps|meds|medications?|medicines?|tylenol|acetaminophen|paracetamol|aspirin"
+    r"|ibuprofen|advil|motrin|aleve|benadryl|xanax|valium|klonopin|ativan|ambien|oxycodone|oxys?|percocets?"
+    r"|vicodin|norcos?|lithium|seroquel|trazodone|amitriptyline|insulin|metformin)"
+)
+_HEIGHT_GAP = (
+    r"(?:\s+(?:about|around|approx\.?|approximately|over|more than|greater than|at least|nearly|almost|roughly|from"
+    r"|off|down|a|an|the|height|of|estimated|est\.?|some)){0,5}\s*[~>]?\s*"
+)
+_LIMB_AHEAD = (
+    r"(?! (?:in|to|at|on) (?:his |her |the |their |my )?(?:left |right |lt |rt )?(?:leg|foot|feet|arm|hand|limb"
+    r"|wrist|ankle|toes?|fingers?))"
+)
 
 PHRASE_RULES: tuple[PhraseRule, ...] = (
     PhraseRule(
@@ -65,19 +145,52 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "A-NO-PULSE",
         1,
         A,
-        "No pulse, cardiac arrest, CPR in progress",
+        "No pulse or cardiac arrest",
         (
-            r"\bno pulse\b",
-            r"\bpulseless\b",
+            # A pulse missing in one limb is limb ischaemia (B-LIMB-ISCHEMIA), not an arrest.
+            r"\bno pulse\b" + _LIMB_AHEAD,
+            r"\bpulseless\b(?! (?:and cold |cold )?(?:leg|foot|arm|hand|limb|extremity))",
             r"\bcardiac arrest\b",
-            r"\b(?:doing|started|performing|giving|in progress|ongoing) cpr\b",
-            r"\bcpr (?:in progress|ongoing|started|being done)\b",
             r"\bcode blue\b",
-            r"\bcan't (?:find|feel|get) (?:a|his|her|their|any) pulse\b",
+            r"\bcan't (?:find|feel|get) (?:a|his|her|their|any) pulse\b" + _LIMB_AHEAD,
             r"\b(?:doesn't|does not|don't|do not) have a pulse\b",
             r"\bno (?:heartbeat|heart beat|signs of life)\b",
             r"\b(?:he|she|they)'s dead\b|\b(?:he|she) is dead\b|\bi think (?:he|she)'s dead\b",
             r"\bheart (?:has )?stopped\b",
+            r"(?<!history of )(?<!hx of )(?<!h/o )(?:\basystol(?:e|ic)\b|\bpea arrest\b"
+            r"|\bpulseless electrical activity\b"
+            r"|\bv-?fib\b|\bventricular fibrillation\b)",
+        ),
+    ),
+    PhraseRule(
+        "A-RESUSCITATION",
+        1,
+        A,
+        "Resuscitation under way: CPR, compressions, defibrillation, pacing, assisted ventilation or intubation",
+        (
+            r"\b(?:doing|started|starting|performing|giving|continuing|continue|in progress|ongoing|bystander|"
+            r"bystanders started|bystanders? doing|ems (?:is |are )?doing|they're doing|they are doing) cpr\b",
+            r"\bcpr (?:in progress|ongoing|under ?way|started|initiated|being (?:done|performed|given)|continues|"
+            r"continuing|x ?\d+|for (?:\d+|about|over|several)|prior to arrival|pta|by (?:bystanders?|ems|family|police"
+            r"|fire|the|a|his|her))\b",
+            r"\b(?:doing|started|starting|performing|giving|continuing|continue) (?:chest )?compressions\b",
+            r"\bchest compressions\b|\bcompressions (?:in progress|ongoing|under ?way|started|being (?:done"
+            r"|performed))\b",
+            r"\baed\b[^.]{0,20}\b(?P<also>shocked|shock advised|advised (?:a )?shock|delivered (?:a )?shock|gave (?:a "
+            r"|him |her"
+            r" |them )?(?:a )?shocks?|fired)\b",
+            r"\bshock(?:ed)? (?:him|her|them|the patient|pt)?(?: \d+ times| x ?\d| once| twice)? ?(?:with|by) (?:the "
+            r"|an )"
+            r"?aed\b",
+            r"\bdefibrillated\b|\bcardioverted\b|\b(?:synchronized|synchronised) cardioversion\b",
+            r"\b(?:externally|transcutaneous(?:ly)?) pac(?:ing|ed)\b|\b(?:transcutaneous|external) pacing\b"
+            r"|\bpads on and"
+            r" pacing\b|\bneedle decompression\b",
+            r"\bbeing bagged\b|\bbagging (?:him|her|them|the patient|pt)\b|\bbvm\b|\bbag[- ]valve[- ]mask\b",
+            r"\b(?:was |is |been |being |now |field )?intubated\b(?![^.]{0,20}\b(?:before|in the past|previously|years?"
+            r" ago|as a child|last year))",
+            r"\bking airway\b|\bi-gel\b|\bsupraglottic airway\b|\bendotracheal tube\b",
+            r"\brosc\b|\breturn of spontaneous circulation\b|\bpost[- ]?arrest\b",
         ),
     ),
     PhraseRule(
@@ -86,10 +199,11 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         A,
         "Unresponsive or unconscious",
         (
-            r"\bunresponsive\b",
+            # "usually unresponsive" is a baseline, not a change.
+            r"(?<!usually )(?<!normally )(?<!baseline )(?<!chronically )\bunresponsive\b",
             r"\bunconscious\b",
             r"\b(?:won't|will not|can't|cannot|doesn't|does not) (?:wake up|be woken|be roused|respond)\b",
-            r"\bnot (?:responding|responsive|conscious|waking(?: up)?|rousable|arousable)\b",
+            r"\b(?:not|isn't|wasn't) (?:responding|responsive|conscious|waking(?: up)?|rousable|arousable)\b",
             r"\bcan't (?:wake|rouse) (?:him|her|them)(?: up)?\b",
             r"\bno response to (?:voice|pain|stimuli)\b",
             r"\bunarousable\b",
@@ -103,7 +217,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         A,
         "Choking or airway obstruction",
         (
-            r"\bchoking\b",
+            r"\bchoking\b(?! (?:him|her|me|them)\b)",
             r"\bchoked on\b",
             r"\bairway (?:obstruction|obstructed|blocked)\b",
             r"\bsomething stuck in (?:his|her|their|my) throat\b",
@@ -171,7 +285,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         A,
         "Hanging, drowning or electrocution",
         (
-            r"\bhanging\b",
+            # Not "hanging out", "hanging up", or hanging something ("hanging a picture", "hanging the laundry").
+            r"\bhanging\b(?! (?:out|up|on|onto|around|in there|loose|down|off|over|a|an|the|some|his|her|my|their|our"
+            r"|pictures?|curtains|lights|laundry|clothes|decorations|wallpaper|drywall)\b)",
             r"\bhanged (?:him|her|them)sel(?:f|ves)\b",
             r"\bdrown(?:ed|ing)\b",
             r"\bpulled (?:him|her|them) out of the (?:water|pool)\b",
@@ -179,12 +295,29 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
     ),
     PhraseRule(
+        "B-STRANGULATION",
+        2,
+        B,
+        "Strangulation or a hanging attempt",
+        (
+            r"\bstrangl(?:ed|ing|ulation)\b",
+            r"\bchok(?:ed|ing) (?:her|him|me|them)\b(?! on\b)",
+            r"\b(?:hands?|arm|rope|cord|belt) (?:was |were )?around (?:her|his|my|their) (?:neck|throat)\b",
+            r"\b(?:tried|trying|attempted|attempt) to hang\b|\b(?:hanging|suicide by hanging) attempt\b",
+            r"\battempted hanging\b|\bs/p hanging\b|\bligature (?:mark|around|on)",
+        ),
+    ),
+    PhraseRule(
         "B-STROKE-SIGNS",
         2,
         B,
-        "Stroke signs (face, arm, speech)",
+        "Stroke signs (face, arm, speech), or a stroke or TIA within hours",
         (
-            r"\bstroke\b",
+            # A stroke in the history ("had a stroke 4 years ago", "h/o CVA") is not a new one.
+            r"(?<!history of )(?<!hx of )(?<!h/o )(?<!prior )(?<!previous )(?<!old )(?<!past )(?<!remote )(?<!hx )(?<!h"
+            r"eat )"
+            r"\b(?:stroke|cva|tia|mini[- ]stroke)\b" + _HISTORY_AHEAD,
+            r"\bcode stroke\b|\bstroke alert\b|\blast (?:known|seen) (?:well|normal)\b|\blkw\b",
             r"\b(?:face|facial) (?:is )?droop",
             r"\bdrooping (?:face|mouth|on one side)\b",
             r"\bslurr(?:ed|ing) (?:speech|words)\b",
@@ -198,10 +331,45 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
     ),
     PhraseRule(
+        "B-VISION-LOSS",
+        2,
+        B,
+        "Sudden loss of vision",
+        (
+            r"\b(?:sudden|acute|abrupt|painless|new|transient) (?:\w+ )?(?:loss of vision|vision loss|visual loss"
+            r"|blindness)\b",
+            r"(?<!gradual )(?<!progressive )(?<!chronic )\b(?:loss of vision|vision loss|visual loss)\b",
+            r"\b(?:can't|cannot|couldn't|could not|unable to) see (?:out of|with|from) (?:my |his |her |their |the |one"
+            r" |either |both )?(?:left |right |lt |rt )?eyes?\b",
+            r"\b(?:lost|losing) (?:the |all |his |her |my )?(?:vision|sight) (?:in|of|out of)\b",
+            r"\bwent blind\b|\bsuddenly blind\b|\bamaurosis\b|\bcurtain (?:over|coming down|came down)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-CHEMICAL-EYE",
+        2,
+        B,
+        "Chemical (acid or alkali) in the eye",
+        (
+            r"\b"
+            + _EYE_CHEMICAL
+            + r" (?:\w+ ){0,2}?(?:splashed |sprayed |squirted |got |went |spilled )?(?:in|into|to)"
+            r" (?:the |his |her |my |their |both |one |left |right ){0,3}eyes?\b",
+            r"\b(?:splashed|sprayed|squirted|got|spilled)\b (?:some |a little |a lot of )?"
+            + _EYE_CHEMICAL
+            + r" (?:\w+ )?"
+            r"(?:in|into) (?:the |his |her |my |their |both |one |left |right ){0,3}eyes?\b",
+            r"\beyes? (?:was |were |got )?(?:splashed|sprayed|exposed|burned|burnt) (?:with|by|to) (?:some |a |an )?"
+            + _EYE_CHEMICAL,
+            r"\b(?:chemical|alkali|acid) (?:burns?|exposure|splash|injury) (?:to|in|of) (?:the |his |her |my |both |"
+            r"left |right )?eyes?\b|\bocular (?:chemical|alkali|acid) ",
+        ),
+    ),
+    PhraseRule(
         "B-CHEST-PAIN-RISK",
         2,
         B,
-        "Chest pain with risk signs (possible acute coronary syndrome)",
+        "Chest pain with risk signs (possible acute coronary syndrome, cocaine chest pain)",
         (
             r"\bchest (?:pain|pressure|tightness|discomfort|heaviness)\b",
             r"\b(?:pain|discomfort|pressure|tightness),? (?:in |on )?(?:the |his |her |my )?chest\b(?! wall)",
@@ -228,6 +396,23 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bcrushing\b",
             r"\bpressure\b",
             r"\bambulance\b",
+            r"\bcocaine\b|\bcrack\b|\bmeth(?:amphetamine)?\b|\bamphetamines?\b|\bstimulants?\b",
+        ),
+    ),
+    PhraseRule(
+        "B-AORTIC-DISSECTION",
+        2,
+        B,
+        "Tearing or ripping pain (possible aortic dissection or ruptured aneurysm)",
+        (
+            r"\b(?:tearing|ripping) (?:pain|sensation|feeling)\b",
+            r"\b(?:feels? like|as if) (?:something|someone|it) (?:is |was )?(?:tearing|ripping)\b",
+            r"\bripping (?:me|him|her) apart\b|\btearing (?:me|him|her) apart\b",
+            r"\b(?:tearing|ripping) (?:in|through|into|to) (?:my |his |her |the )?(?:chest|back|abdomen|belly"
+            r"|stomach)\b",
+            r"\b(?:chest|back|abdominal|abd|belly|stomach) pain\b[^.]{0,25}\b(?:tearing|ripping)\b",
+            r"\baortic dissection\b|\bdissecting aneurysm\b|\b(?:ruptured|leaking) (?:aortic |abdominal )?aneurysm\b",
+            r"\baneurysm (?:rupture|ruptured|leaking)\b|\bpulsatile (?:abdominal )?mass\b",
         ),
     ),
     PhraseRule(
@@ -239,49 +424,219 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bhematemesis\b|\bhaematemesis\b|\bmelena\b|\bhematochezia\b",
             r"\b(?:vomiting|throwing up|coughing up) blood\b",
             r"\b(?:black|tarry|bloody) (?:stools?|poop)\b",
+            r"\bcoffee[- ]grounds? (?:emesis|vomit(?:us)?)\b|\bvomit(?:ing|ed)? (?:what looks like )?coffee[- ]grounds?"
+            r"\b",
         ),
+    ),
+    PhraseRule(
+        "B-GI-BLEED-RISK",
+        2,
+        B,
+        "Rectal or GI bleeding in an elderly or anticoagulated patient",
+        (
+            r"\brectal bleed(?:ing)?\b|\bbleeding from (?:the |his |her |my )?(?:rectum|bottom|butt|back passage)\b",
+            r"\bblood (?:in|with) (?:the |his |her |my )?(?:stools?|poop|bowel movements?)\b",
+            r"\bbright red blood per rectum\b|\bbrbpr\b|\bblood per rectum\b|\bbpr\b",
+            r"\b(?:gi|gastrointestinal) (?:bleed|bleeding|hemorrhage)\b|\bgib\b",
+        ),
+        context=(*_ELDERLY, r"\bdizz", r"\bfaint", r"\bpale\b", r"\bweak\b", r"\blightheaded\b"),
     ),
     PhraseRule(
         "B-SUICIDAL",
         2,
         B,
-        "Suicidal intent or self-harm",
+        "Suicidal ideation or intent, self-harm, or command hallucinations",
         (
             r"\bsuicid(?:al|e)\b",
-            r"\b(?:kill|hurt|harm) (?:him|her|my|them)sel(?:f|ves)\b",
-            r"\bend (?:his|her|my|their) life\b",
-            r"\bwants? to die\b",
+            r"\b(?:kill|hurt|harm|shoot|hang) (?:him|her|my|them|your)sel(?:f|ves)\b",
+            r"\bend (?:his|her|my|their) (?:own )?life\b|\btake (?:his|her|my|their) own life\b|\bend it all\b",
+            r"\bwants? to die\b|\b(?:doesn't|does not|don't|do not) want to (?:live|be alive)\b|\bbetter off dead\b",
             r"\boverdos(?:e|ed) on purpose\b",
-            r"\bself[- ]harm",
-            r"\bcut (?:his|her|their|my) wrists?\b",
+            r"\bself[- ]+(?:harm|inflicted|injur)",
+            r"\b(?:cut|slit|slashed) (?:his|her|their|my) (?:wrists?|throat|neck)\b|\bcutting (?:him|her|my"
+            r"|them)sel(?:f|ves)\b",
+            r"\b(?:threatening|threatened|going|wants?) to jump (?:off|from|in front)\b",
+            r"(?:\+ ?|\b(?:positive for|endorses|endorsing|reports|reporting|has|having|with|c/o|admits to|expresses?"
+            r"|active|passive) )si\b(?![\s-]*(?:joint|jt)\b)",
+            r"\bsi (?:w/|with) (?:a )?plan\b|\bsi ?/ ?hi\b",
+            r"\bvoices (?:are |were )?(?:telling|told|tell|commanding) (?:him|her|me|them) to (?:kill|hurt|harm|die"
+            r"|jump)\b",
+            r"\bcommand hallucinations?\b",
         ),
     ),
     PhraseRule(
         "B-VIOLENCE-THREAT",
         2,
         B,
-        "Threat of violence or weapon on scene",
+        "Homicidal ideation, threat of violence, or weapon on scene",
         (
             r"\b(?:has|with|holding|pointing) a (?:gun|knife|weapon)\b",
             r"\bthreatening to (?:kill|hurt|shoot|stab)\b",
             r"\bhomicidal\b",
+            r"(?:\+ ?|\b(?:positive for|endorses|endorsing|reports|c/o|admits to|expresses?) )hi\b",
+            r"\bhi (?:w/|with) (?:a )?plan\b|\bhi (?:towards?|against)\b",
+            r"\b(?:wants?|wanted|going|plans?|planning|threatens?|threatened|urges?) to (?:hurt|kill|harm|shoot|stab"
+            r"|murder)"
+            r" (?:someone|somebody|people|others|everyone|everybody|his|her|my|their|him|them)\b",
+            r"\bvoices (?:are |were )?(?:telling|told|tell|commanding) (?:him|her|me|them) to (?:kill|hurt|harm|attack"
+            r"|shoot|stab) (?!(?:him|her|my|them|your)sel)",
+            r"\bthoughts of (?:hurting|killing|harming) (?:others|someone|somebody|people|his|her|him|them)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-ASSAULT-ABUSE",
+        2,
+        B,
+        "Sexual assault, child abuse or elder abuse",
+        (
+            r"\brap(?:e|ed|ing)\b",
+            r"\bsexual(?:ly)? (?:assault(?:ed)?|abus(?:e|ed)|molest(?:ed)?|attack(?:ed)?|violence)\b",
+            r"\bmolest(?:ed|ation|ing)?\b|\bdate rape\b|\broofied\b|\bsane exam\b|\bs/p sa\b",
+            r"\b(?:child|elder|elderly|spousal|physical|parental) (?:abuse|neglect|maltreatment)\b",
+            r"\bnon-?accidental (?:trauma|injur(?:y|ies))\b|\bshaken baby\b|\bsuspected abuse\b",
+            r"\b(?:abused|abusing|beaten|beating|hitting) (?:her|his|the|my|their) (?:child|baby|kid|son|daughter"
+            r"|mother"
+            r"|father|mom|dad|grand(?:mother|father|ma|pa))\b",
+        ),
+    ),
+    PhraseRule(
+        "B-DOMESTIC-VIOLENCE",
+        2,
+        B,
+        "Domestic or intimate-partner violence with an injury",
+        (
+            r"\bdomestic (?:violence|assault|abuse|dispute|disturbance)\b|\bdv\b|\bintimate partner violence\b",
+            r"\b(?:boyfriend|girlfriend|husband|wife|partner|ex|ex-(?:husband|wife|boyfriend|girlfriend)|spouse"
+            r"|fianc[eé]e?"
+            r"|caregiver|caretaker|stepfather|stepdad|father|dad|mother|mom|son|daughter|grandson|pimp)\b[^.]{0,20}?"
+            r"\b(?:beat|hit|punched|kicked|choked|strangled|attacked|assaulted|slapped|stomped on|threw) (?:him|me|them"
+            r"|her(?=\s*(?:[.,;!?]|$|\s(?:in|on|with|and|up|until|again|so|badly|repeatedly|several|multiple|hard|last"
+            r"|this|yesterday|today|tonight|around|down)\b)))\b",
+            r"\b(?:beaten|beaten up|assaulted|attacked|hit|punched|kicked|choked|strangled) by (?:her|his|my|their|a)"
+            r" (?:boyfriend|girlfriend|husband|wife|partner|ex|spouse|fianc[eé]e?|caregiver|son|daughter|father"
+            r"|mother)\b",
+        ),
+        context=(
+            r"\binjur|\bbruis|\bbleed|\blacerat|\blac\b|\bswell|\bswollen|\bpain\b|\bfractur|\bbroken\b|\bblack eye\b",
+            r"\bstrangl|\bchok|\bbeat|\bpunch|\bkick|\bhit\b|\bslap|\bstomp|\bthrew\b|\bcut\b|\bwound|\bhurt",
+            r"\bhead\b|\bface\b|\bpregnan|\bloc\b|\bunconscious\b|\bknocked out\b",
         ),
     ),
     PhraseRule(
         "B-PENETRATING-TRAUMA",
         2,
         B,
-        "Gunshot or stab wound, or a high-energy mechanism",
+        "Gunshot, stab or impalement wound",
         (
-            r"\b(?:shot|gunshot|gsw|stabbed|stab wound|impaled)\b",
-            r"\bejected\b",
-            r"\brolled over\b|\brollover\b",
-            r"\b(?:hit|struck|run over) by a (?:car|truck|vehicle|bus|train)\b",
-            r"\bpedestrian (?:struck|hit|vs)\b",
-            r"\bmotorcycle (?:crash|accident|collision)\b",
-            r"\bfell (?:from|off) (?:a |the )?(?:roof|ladder|balcony|building|scaffold"
-            r"|(?:\d+|two|three|four|five) (?:stor(?:y|ies)|floors?))\b",
-            r"\bhigh[- ]speed (?:crash|collision|mvc|accident)\b",
+            r"\b(?:gunshot|gsw|stabbed|stab wounds?|impaled|shotgun wound|stabbing)\b",
+            r"\b(?:was|been|got|get|getting|is|he's|she's|i'm|i've been|being|accidentally) shot\b",
+            r"\bshot (?:in|through|to) (?:the|his|her|my|their)\b|\bshot (?:him|her|them|me|myself|himself|herself)\b",
+            r"\b(?:knife|bullet|arrow|nail gun|rebar|stick|pole)\b[^.]{0,20}\b(?:in|into|through) (?:his|her|my|their"
+            r"|the)"
+            r" (?:chest|abdomen|belly|stomach|neck|back|head|eye|groin|flank)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-HIGH-RISK-MECHANISM",
+        2,
+        B,
+        "High-risk mechanism: pedestrian or cyclist struck, ejection, rollover, death in the vehicle, motorcycle"
+        " or high-speed crash, entrapment",
+        (
+            r"\bejected\b|\bejection\b(?! fraction)|\bthrown from (?:the|a|his|her|their) (?:car|vehicle|truck"
+            r"|motorcycle"
+            r"|horse|atv|bike|motorbike)\b",
+            r"\brollover\b|\broll-over\b|\b(?:car|truck|vehicle|suv|van|jeep|atv|quad|tractor)\b[^.]{0,20}\b(?:rolled"
+            r"(?: over)?|flipped)\b|\brolled (?:the|his|her|their) (?:car|truck|vehicle|suv|van|atv)\b",
+            r"\b(?:pedestrian|ped|cyclist|bicyclist|jogger|skateboarder) (?:was )?(?:struck|hit|vs\.?|versus|run over"
+            r"|knocked down)\b|\b(?:bicycle|bike|biker) (?:vs\.?|versus)\b",
+            r"\b(?:auto|car|vehicle|mv|mvc|truck) (?:vs\.?|versus) (?:pedestrian|ped|bicycle|bike|bicyclist|cyclist)\b",
+            r"\b(?:hit|struck|run over|ran over|knocked (?:down|over)|backed over|mowed down) by (?:a |an |the |his "
+            r"|her |"
+            r"their )?(?:\w+ )?(?:car|truck|vehicle|bus|train|van|suv|motorcycle|lorry|tractor|pickup|motor vehicle)\b",
+            r"\b(?:car|truck|vehicle|bus|van|train|suv|driver) (?:hit|struck|ran over|backed over|knocked (?:down"
+            r"|over))"
+            r" (?:a |the |my |his |her )?(?:him|her|me|them|child|kid|boy|girl|son|daughter|pedestrian|cyclist|man"
+            r"|woman|person)\b",
+            r"\b(?:fatality|died|dead|deceased|killed|doa)\b[^.]{0,30}\b(?:same|in the) (?:car|vehicle)\b",
+            r"\b(?:same|in the) (?:car|vehicle)\b[^.]{0,30}\b(?:died|dead|deceased|killed|fatality|doa)\b",
+            r"\b(?:other )?(?:driver|passenger|occupant)s? (?:was |were |is |are )?(?:killed|dead|doa|deceased)\b",
+            r"\b(?:motorcycle|motorbike|motor bike|dirt bike|moped|atv|quad bike|snowmobile)\b[^.]{0,15}\b(?:crash|"
+            r"accident|collision|wreck|mva|mvc)\b|\bmcc\b|\bmotorcyclist\b",
+            r"\bhigh[- ]speed\b[^.]{0,20}\b(?:crash|collision|mvc|mva|accident|wreck|impact|rollover)\b|\b(?:highway|"
+            r"freeway|interstate) speeds?\b|\b(?:[5-9]\d|1\d\d) ?(?:mph|miles (?:per|an) hour|km/?h)\b",
+            r"\b(?:prolonged )?extrication\b|\bextricated\b|\bentrapment\b|\b(?:trapped|pinned|entrapped) (?:in|inside"
+            r"|under|beneath) (?:the |his |her |their |a )?(?:car|vehicle|truck|wreckage|machinery|tractor)\b",
+            r"\b(?:significant|major|severe|massive) (?:\w+ )?intrusion\b|\bintrusion (?:into|of) the\b",
+        ),
+    ),
+    PhraseRule(
+        "B-FALL-FROM-HEIGHT",
+        2,
+        B,
+        "Fall from height (over 20 feet, a roof, a ladder, a second storey or higher, a window)",
+        (
+            r"\b(?:fell|fallen|falling|fall|jumped|thrown|tumbled) (?:from|off|out of|through) (?:a |an |the |his "
+            r"|her |"
+            r"their )?(?:roof|rooftop|ladder|balcony|building|scaffold(?:ing)?|bridge|cliff|overpass|tree ?stand|deer "
+            r"stand|hayloft|loft)\b",
+            r"\b(?:fell|fallen|falling|fall|jumped|thrown|tumbled) (?:from|off|out of|through) (?:a |an |the |his "
+            r"|her |"
+            r"their )?(?:\d+|two|three|four|five|six|second|third|fourth|fifth|2nd|3rd|4th|5th)[- ](?:stor(?:y|ey|ies)"
+            r"|floors?)\b",
+            r"\b(?:fell|fallen|falling|jumped|thrown|tumbled) (?:from|out of) (?:a |an |the |his |her |their )?"
+            r"(?:[\w-]+ ){0,2}window\b",
+            r"\b(?:fell|fallen|fall|falling|jumped|dropped|tumbled)"
+            + _HEIGHT_GAP
+            + r"(?:2\d|[3-9]\d|\d{3}) ?(?:feet|foot"
+            r"|ft|')(?:\W|$)",
+            r"\b(?:fell|fallen|fall|falling|jumped)"
+            + _HEIGHT_GAP
+            + r"(?:[6-9]|[1-9]\d)(?:\.\d)? ?(?:m|meters?|metres?)\b",
+            r"\b(?:2\d|[3-9]\d|\d{3})[- ]?(?:feet|foot|ft)[- ](?:fall|drop)\b|\bfall (?:>|over|more than) ?20 ?(?:feet"
+            r"|ft)",
+            r"\bfall from (?:a )?(?:significant |great |substantial |considerable )?height\b",
+        ),
+    ),
+    PhraseRule(
+        "B-PEDIATRIC-FALL",
+        2,
+        B,
+        "Fall in a child from over 10 feet or two to three times the child's height",
+        (
+            r"\b(?:fell|fallen|fall|falling|jumped|dropped|tumbled)" + _HEIGHT_GAP + r"1\d ?(?:feet|foot|ft|')(?:\W|$)",
+            r"\b(?:fell|fallen|fall|falling|jumped)" + _HEIGHT_GAP + r"[3-5](?:\.\d)? ?(?:m|meters?|metres?)\b",
+            r"\b1\d[- ]?(?:feet|foot|ft)[- ](?:fall|drop)\b",
+            r"\b(?:fell|fallen|falling|fall) (?:out of|from) (?:a |the )?tree\b",
+            r"\b(?:[2-5]|two|three|twice|2-3|2 to 3) ?(?:x|times) (?:his |her |their |the child's |body "
+            r"|own )?height\b",
+        ),
+        context=_CHILD,
+    ),
+    PhraseRule(
+        "B-ELDERLY-FALL",
+        2,
+        B,
+        "Fall down a flight of stairs in an elderly or anticoagulated patient",
+        (
+            r"\b(?:fell|fallen|falling|fall|tumbled|slipped)\b (?:down|from the top of) (?:a |the |some |several |\d+ |"
+            r"(?:two|three|four|five|ten) )?(?:whole |full |entire )?(?:flights? of )?(?:stairs|steps|staircase"
+            r"|stairway)\b",
+        ),
+        context=_ELDERLY,
+    ),
+    PhraseRule(
+        "B-DIVING-INJURY",
+        2,
+        B,
+        "Diving injury with neck pain or neurological signs (possible spinal injury)",
+        (
+            r"\b(?:dove|dived|diving|dive|jumped)\b[^.]{0,30}\b(?:shallow|pool|lake|river|water|creek|pond|quarry)\b",
+            r"\bdiving (?:injury|accident)\b|\bshallow[- ]water div(?:e|ing)\b",
+        ),
+        context=(
+            r"\bneck\b|\bc-?spine\b|\bcervical\b|\bnumb|\btingl|\bweak|\bcan't (?:move|feel)\b|\bparaly",
+            r"\bhit (?:his|her|their|my) head\b|\bhead ?first\b|\b(?:hit|struck) the bottom\b|\bback pain\b",
         ),
     ),
     PhraseRule(
@@ -318,6 +673,28 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
     ),
     PhraseRule(
+        "B-PE-RISK",
+        2,
+        B,
+        "Shortness of breath with risk factors for pulmonary embolism or peripartum heart failure",
+        (
+            r"\bshort(?:ness)? of breath\b|\bsob\b|\bdyspn(?:e|o)a\b|\b(?:trouble|difficulty) breathing\b",
+            r"\bpleuritic (?:chest )?pain\b|\bhurts to (?:breathe|take a deep breath)\b",
+        ),
+        context=(
+            r"\bbirth control\b|\boral contraceptives?\b|\bocps?\b|\bthe pill\b|\bestrogen\b",
+            r"\brecent (?:\w+ )?surgery\b|\b(?:just had|had) (?:\w+ )?surgery (?:last|this|yesterday|recently"
+            r"|\d+ (?:days?"
+            r"|weeks?) ago|a (?:few )?(?:days?|weeks?) ago)\b|\bpost[- ]?op\b|\b(?:long|recent) (?:flight|car ride"
+            r"|trip)\b",
+            r"\bpost[- ]?partum\b|\b(?:had|delivered) (?:a|her|my) baby\b|\bgave birth\b",
+            r"\bcalf (?:pain|swelling|tenderness)\b|\b(?:one|left|right) leg (?:is )?swollen\b|\bswollen (?:left "
+            r"|right |one )"
+            r"?(?:calf|leg)\b",
+            r"\bdvt\b|\bblood clots?\b|\bpulmonary embol",
+        ),
+    ),
+    PhraseRule(
         "B-SEVERE-PAIN",
         2,
         B,
@@ -330,6 +707,36 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
     ),
     PhraseRule(
+        "B-MENINGITIS-SIGNS",
+        2,
+        B,
+        "Stiff neck with fever, sudden severe headache or confusion (meningitis, subarachnoid haemorrhage)",
+        (
+            r"\b(?:stiff|rigid) neck\b|\bneck (?:is )?(?:stiff|rigid)\b|\bneck (?:stiffness|rigidity)\b",
+            r"\bnuchal rigidity\b|\bmeningism|\bmeningitis\b",
+            r"\bcan't (?:bend|touch|put) (?:his|her|my|their) (?:neck|head|chin)(?: down)?(?: to (?:his|her|my"
+            r"|their) chest)?",
+        ),
+        context=(
+            *_FEVER,
+            r"\bsudden(?: onset)?(?: severe)? headache\b|\bthunderclap\b|\bworst headache\b|\bsevere headache\b",
+            r"\bphotophobia\b|\b(?:light|lights) (?:hurts?|bother)|\bsensitive to light\b",
+            r"\bconfus|\blethargic\b|\brash\b|\bmeningitis\b",
+        ),
+    ),
+    PhraseRule(
+        "B-PURPURIC-RASH",
+        2,
+        B,
+        "Fever or lethargy with a purple, non-blanching rash (possible meningococcaemia)",
+        (
+            r"\b(?:purple|purplish|dark red|blood[- ]?red) (?:spots|rash|blotches|dots|patches)\b",
+            r"\bpurpur(?:a|ic)\b|\bpetechia(?:e|l)?\b|\bnon-?blanching\b",
+            r"\brash (?:that )?(?:doesn't|does not|won't) (?:blanch|fade|go away when (?:pressed|you press))\b",
+        ),
+        context=(*_FEVER, r"\blethargic\b|\bfloppy\b|\blistless\b|\bconfus|\bunwell\b|\bvery (?:sick|ill)\b"),
+    ),
+    PhraseRule(
         "B-OVERDOSE-POISONING",
         2,
         B,
@@ -338,41 +745,125 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\boverdos(?:e|ed|ing)\b",
             r"\b(?:took|swallowed|ate) (?:a (?:whole )?(?:bottle|handful|bunch)|all) (?:of )?"
             r"[\w' ]{0,25}?(?:pills|tablets|medications?|meds)\b",
-            r"\bpoison(?:ed|ing)\b",
+            r"(?<!food )\bpoison(?:ed|ing)\b",
             r"\bcarbon monoxide\b",
             r"\bnarcan\b|\bnaloxone\b",
         ),
     ),
     PhraseRule(
+        "B-LARGE-INGESTION",
+        2,
+        B,
+        "Intentional or large ingestion (a bottle, dozens of pills), even with no symptoms yet",
+        (
+            r"\b(?:took|taken|swallowed|ate|eaten|ingested|ingestion of|downed|popped|od'?d on"
+            r"|overdosed on)\s+(?:about |"
+            r"around |approximately |approx\.? |~ ?|maybe |like |over |at least |up to |nearly )?(?:\d{2,3}|twenty|"
+            r"thirty|forty|fifty|sixty|a hundred|dozens of)\b(?!\s*(?:mg|mcg|g|ml|cc|units?|minutes?|mins?|hours?|hrs?"
+            r"|days?|years?)\b)[^.]{0,30}?\b" + _DRUGS + r"\b",
+            r"\b(?:took|taken|swallowed|ate|eaten|ingested|downed|popped|emptied)\b[^.]{0,15}?\b(?:a|an|the) (?:whole|"
+            r"entire|full) (?:bottle|box|pack(?:et)?|blister pack|strip|container|jar)\b",
+            r"\b(?:a|an|the) (?:whole|entire|full) (?:bottle|box|pack) of (?:her |his |my |their )?(?:\w+ )?" + _DRUGS,
+            r"\bempty (?:pill|medicine|medication|prescription) (?:bottles?|boxe?s?|packs?)\b|\bpill bottles? (?:is "
+            r"|was"
+            r" |were |found )?empty\b",
+            r"\bintentional (?:overdose|ingestion|od|poisoning)\b|\bs/p (?:intentional )?(?:od|overdose|ingestion)\b",
+            r"\b(?:took|swallowed|ingested|ate)\b[^.]{0,40}\b(?:on purpose|intentionally|deliberately)\b",
+            r"\b(?:tried|trying|attempted|attempt) to (?:overdose|od|poison)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-TOXIC-INGESTION",
+        2,
+        B,
+        "Ingestion of a dangerous substance (button battery, magnets, antifreeze, hydrocarbons, caustics, iron,"
+        " someone else's medicines), or pills swallowed by a child",
+        (
+            r"\b" + _INGEST + _WORD_GAP + _SUBSTANCES,
+            _SUBSTANCES + r"[^.]{0,30}?\b(?:ingest(?:ed|ion)|swallowed|eaten|drank|drunk|in (?:his|her|their) mouth)\b",
+            r"\b(?:" + _INGEST[3:-1] + r"|got into)\b[^.]{0,40}?\b(?:grand(?:ma|pa|mother|father|parent)s?'?s?|nana'?s"
+            r"|mom'?s|mother'?s|dad'?s|father'?s|parents'?|someone else'?s|sister'?s"
+            r"|brother'?s)\b[^.]{0,25}?\b(?:pills?"
+            r"|tablets?|meds|medications?|medicines?|patch(?:es)?|vitamins)\b",
+            r"\bgot into (?:the |a |his |her )?(?:medicine cabinet|pill (?:bottle|box|organi[sz]er)|medicine bottle)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-PEDIATRIC-INGESTION",
+        2,
+        B,
+        "A child who swallowed pills or medicine",
+        (
+            r"\b(?:swallowed|ate|eaten|ingested|chewed|got into)" + _WORD_GAP + r"(?:[\w'-]+ )?(?:pills?|tablets?"
+            r"|capsules?|meds|medications?|medicines?|vitamins|gummies|edibles?|patch(?:es)?)\b",
+            r"\b(?:pills?|tablets?|capsules?|medications?|medicines?) (?:ingestion|ingested|swallowed)\b",
+        ),
+        context=_CHILD,
+    ),
+    PhraseRule(
         "B-OBSTETRIC",
         2,
         B,
-        "Obstetric emergency: active labour, bleeding in pregnancy",
+        "Obstetric emergency: active labour, cord prolapse, pre-eclampsia signs, decreased fetal movement",
         (
             r"\bcrowning\b",
             r"\bbaby is coming\b|\bbaby's coming\b|\bhaving the baby\b|\bgiving birth\b",
-            r"\bpregnant\b[^.]{0,40}\bbleeding\b",
-            r"\bpregnant\b[^.]{0,60}\b(?:headache|blurr(?:y|ed) vision|seizure)",
-            r"\bbleeding\b[^.]{0,40}\bpregnant\b",
+            r"\bpregnant\b[^.]{0,60}\b(?P<also>headache|blurr(?:y|ed) vision|seizure)",
+            _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
             r"\bcord (?:is )?(?:out|prolapse)",
-            r"\b(?:eclampsia|placental abruption)\b",
+            r"\b(?:eclampsia|pre-?eclampsia|placental abruption|hellp)\b",
+            r"\b(?:baby|fetus) (?:is |has )?(?:not|stopped|hasn't been|has not been|hasn't|has not) moving\b",
+            r"\b(?:decreased|reduced|no|absent) fetal movements?\b|\bdecreased fm\b",
+        ),
+    ),
+    PhraseRule(
+        "B-PREGNANCY-RISK",
+        2,
+        B,
+        "Pregnancy with bleeding or abdominal or pelvic pain, or a possible ectopic pregnancy",
+        (
+            _PREGNANT + r"[^.]{0,60}?" + _PREGNANCY_SIGN,
+            _PREGNANCY_SIGN.replace("?P<also>", "?:") + r"[^.]{0,60}?(?P<also>" + _PREGNANT + ")",
+            r"(?<!previous )(?<!prior )(?<!history of )(?<!hx of )(?<!h/o )\bectopic\b" + _HISTORY_AHEAD,
+            r"\b(?:missed|late) (?:(?:her|my|a|two) )?(?:menstrual )?periods?\b[^.]{0,60}?" + _PREGNANCY_SIGN,
+            r"\blmp (?:\d+|six|seven|eight|nine|ten) (?:weeks?|wks) ago\b[^.]{0,60}?" + _PREGNANCY_SIGN,
+        ),
+    ),
+    PhraseRule(
+        "B-TESTICULAR-TORSION",
+        2,
+        B,
+        "Sudden testicular pain or swelling (possible torsion), or ovarian torsion",
+        (
+            r"\b(?:testic(?:le|les|ular)|scrot(?:um|al)|testis|testes)\b[^.]{0,20}?\b(?:pain|hurts?|hurting|swollen|"
+            r"swelling|ache|torsion)\b",
+            r"\b(?:pain|swelling)\b[^.]{0,20}?\b(?:testic(?:le|les|ular)|scrot(?:um|al)|testis|testes)\b",
+            r"\btorsion\b",
+        ),
+        context=(
+            r"\bsudden|\bacute\b|\bsevere\b|\babrupt|\bexcruciating\b|\bwoke (?:him |me )?up\b|\btorsion\b",
+            r"\bvomit|\bnause|\b(?:an?|\d+|few) (?:hours?|hrs?) ago\b|\bsince (?:this morning|last night|tonight)\b",
+            r"\bhigh[- ]riding\b",
         ),
     ),
     PhraseRule(
         "B-HEAD-INJURY-RISK",
         2,
         B,
-        "Head injury with loss of consciousness, anticoagulation or vomiting",
+        "Head injury with loss of consciousness, anticoagulation, intoxication or vomiting",
         (
             r"\bhit (?:his|her|their|my) head\b",
-            r"\bhead (?:injury|trauma|wound)\b",
+            r"\bhead (?:injury|trauma|wound|lac(?:eration)?)\b",
             r"\bstruck (?:his|her|their) head\b",
+            r"\b(?:forehead|scalp) (?:lac(?:eration)?|wound|hematoma)\b|\b(?:lac(?:eration)?|wound|hematoma) (?:to|on)"
+            r" (?:the |his |her |their )?(?:forehead|scalp|head)\b",
         ),
         context=(
             r"\b(?:knocked out|lost consciousness|loss of consciousness|\bloc\b|blacked out)\b",
             r"\bblood thinners?\b|\banticoagul|\bwarfarin\b|\beliquis\b|\bxarelto\b|\bcoumadin\b",
             r"\bvomit",
             r"\bseizure\b",
+            r"\bintoxicated\b|\bdrunk\b|\betoh\b|\bvodka\b|\bwhiskey\b|\bbeer\b|\bdrinking\b",
         ),
     ),
     PhraseRule(
@@ -389,18 +880,106 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
     ),
     PhraseRule(
+        "B-TEMPERATURE-EXTREME",
+        2,
+        B,
+        "Hypothermia or heat stroke",
+        (
+            r"\bhypotherm(?:ia|ic)\b",
+            r"\bheat ?stroke\b|\bhypertherm(?:ia|ic)\b",
+            r"\bfound (?:outside|outdoors|in the snow|in the cold)\b[^.]{0,30}\b(?:cold|freezing|frozen|overnight"
+            r"|all night|hours)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-LIMB-ISCHEMIA",
+        2,
+        B,
+        "Cold, pulseless limb or compartment syndrome",
+        (
+            r"\bcompartment syndrome\b|\bpain out of proportion\b",
+            r"\b(?:cold|pale|white|blue|mottled)(?:,? (?:and )?(?:cold|pale|white|blue|numb)){0,3},? (?:and )?"
+            r"pulseless (?:leg|foot|arm|hand|limb|extremity)\b",
+            r"\b(?:leg|foot|arm|hand|limb|extremity|toes|fingers) (?:is |are |feels |looks )?(?:(?:cold|ice cold|icy)"
+            r"(?: and|,) (?:pale|white|blue|numb|mottled)|(?:pale|white|blue|mottled)(?: and|,) (?:cold|icy)"
+            r"|pulseless)\b",
+            r"\b(?:no|absent|can't find (?:a|the)) (?:pedal |distal |radial |dp |pt |femoral |foot )?pulses? (?:in|to"
+            r"|at|on)"
+            r" (?:his |her |the |their |my )?(?:left |right |lt |rt )?(?:leg|foot|feet|arm|hand|limb|wrist|ankle)\b",
+            r"\b(?:no|absent) (?:pedal|distal|radial|dp|femoral|dorsalis pedis) pulses?\b",
+        ),
+    ),
+    PhraseRule(
+        "B-ENVENOMATION",
+        2,
+        B,
+        "Snake bite or other venomous bite",
+        (
+            r"\bsnake ?bites?\b|\bsnakebite\b|\bbitten by a (?:\w+ )?(?:snake|rattlesnake|rattler|copperhead"
+            r"|cottonmouth"
+            r"|water moccasin|coral snake|viper|adder|black widow|scorpion)\b",
+            r"\b(?:rattlesnake|rattler|copperhead|cottonmouth|moccasin|coral snake|viper|adder"
+            r"|snake)\b[^.]{0,20}\bbit\b",
+            r"\benvenomation\b",
+        ),
+    ),
+    PhraseRule(
         "B-SEPSIS-NEUTROPENIA",
         2,
         B,
-        "Fever in a high-risk patient (chemotherapy, transplant, newborn)",
-        (r"\bfever\b", r"\bfebrile\b", r"\bhigh temperature\b"),
+        "Fever in an immunocompromised patient (chemotherapy, transplant, HIV, steroids, sickle cell, asplenia,"
+        " dialysis)",
+        _FEVER,
         context=(
             r"\bchemo",
             r"\btransplant\b",
             r"\bneutropeni",
-            r"\bnewborn\b",
-            r"\b(?:\d|1\d|2[0-7])[\s-]*days?[\s-]*old\b",
+            r"\bhiv\b|\baids\b|\bimmunosuppress|\bimmunocompromis|\bimmune ?compromised\b|\bweak(?:ened)? immune",
+            r"\bon (?:high[- ]dose |long[- ]term |chronic )?(?:steroids|prednisone|dexamethasone|methotrexate"
+            r"|biologics?"
+            r"|humira|remicade|tacrolimus|cyclosporine|cellcept|mycophenolate)\b",
+            r"\bsickle\b|\bhb ?ss\b|\bsplenectom|\basplen|\bno spleen\b",
+            r"\bdialysis\b|\besrd\b|\bhemodialysis\b",
+            r"\bleukemia\b|\blymphoma\b|\bmyeloma\b|\bbone marrow\b|\bstem cell\b|\bradiation (?:therapy|treatment)\b",
+            r"\bport-?a-?cath\b|\bportacath\b|\bpicc\b|\bcentral line\b|\bhickman\b|\bbroviac\b",
         ),
+    ),
+    PhraseRule(
+        "B-NEONATE-ILL",
+        2,
+        B,
+        "A baby under 28 days with fever, poor feeding, lethargy or not acting right",
+        (
+            *_FEVER,
+            r"\bnot (?:feeding|eating|nursing|taking (?:the |her |his )?(?:bottle|breast|feeds?))\b|\bpoor feeding\b",
+            r"\b(?:won't|doesn't|isn't|refusing to|refuses to) (?:feed|eat|nurse|wake (?:up )?for feeds)\b",
+            r"\bnot acting (?:right|normal(?:ly)?|like (?:him|her)self)\b|\blethargic\b|\bfloppy\b|\blistless\b",
+            r"\b(?:is |went |seems |very |so |all )limp\b|\bhard to wake\b|\bgrunting\b|\bmottled\b",
+            r"\bhypothermic\b|\bbreathing (?:fast|funny|hard)\b",
+        ),
+        context=_NEONATE,
+    ),
+    PhraseRule(
+        "B-INFANT-FEVER",
+        2,
+        B,
+        "Fever in a baby under 3 months",
+        (*_FEVER, r"\bfeels (?:really |very )?(?:hot|warm)\b"),
+        context=_INFANT,
+    ),
+    PhraseRule(
+        "B-ILL-CHILD",
+        2,
+        B,
+        "Ill-appearing child: not acting right, floppy, listless, or severe dehydration (no wet diapers)",
+        (
+            r"\bnot acting (?:right|normal(?:ly)?|like (?:him|her)self)\b|\bfloppy\b|\blistless\b",
+            r"\b(?:is |went |seems |very |so |all )limp\b|\bhard to (?:wake|rouse)\b",
+            r"\b(?:hasn't|has not|had no|no|without) (?:had (?:a |any )?)?wet diapers?\b|\bdry diapers?\b",
+            r"\bsunken (?:soft spot|fontanel+e?|eyes)\b|\bno tears\b",
+            r"\b(?:hasn't|has not) (?:peed|urinated|voided) (?:in|for|since) (?:\d{2}|[89]|a day|all day|yesterday)\b",
+        ),
+        context=_CHILD,
     ),
     PhraseRule(
         "B-HYPOGLYCEMIA-DKA",
@@ -430,6 +1009,55 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bepi-?pen\b",
             r"\bbee sting\b",
             r"\bpeanut",
+        ),
+    ),
+    PhraseRule(
+        "B-MISSED-DIALYSIS",
+        2,
+        B,
+        "Missed dialysis (risk of hyperkalaemia and fluid overload)",
+        (
+            r"\b(?:missed|skipped|didn't go to|did not go to|hasn't been to|has not been to|didn't make it to)"
+            r" (?:(?:his|her|my|their|a|last) )?(?:\w+ )?(?:dialysis|hemodialysis|hd)\b(?! (?:catheter|access"
+            r"|fistula))",
+            r"\b(?:dialysis|hd)\b[^.]{0,15}\b(?:missed|skipped)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-ICD-SHOCK",
+        2,
+        B,
+        "Shock from an implanted defibrillator",
+        (
+            r"\b(?:icd|aicd|implanted defibrillator|internal defibrillator|implantable defibrillator|defibrillator)\b"
+            r"[^.]{0,30}\b(?P<also>fired|shocked|went off|discharged|gave (?:me|him|her|them) (?:a )?shocks?)\b",
+            r"\bshocked by (?:his|her|my|their) (?:icd|aicd|defibrillator)\b|\b(?:icd|aicd) (?:firing|shock)",
+        ),
+    ),
+    PhraseRule(
+        "B-SICKLE-CELL-CRISIS",
+        2,
+        B,
+        "Sickle cell disease with a pain crisis, chest pain, fever or priapism",
+        (r"\bsickle(?! cell trait)(?! trait)\b|\bhb ?ss\b|\bvaso-?occlusive\b|\bacute chest syndrome\b",),
+        context=(
+            r"\bcrisis\b|\bpain\b|\bhurts?\b|\bpriapism\b|\bchest\b|\bshort(?:ness)? of breath\b|\bacute chest\b",
+            *_FEVER,
+        ),
+    ),
+    PhraseRule(
+        "B-WITHDRAWAL",
+        2,
+        B,
+        "Alcohol or sedative withdrawal with tremor, hallucinations or agitation",
+        (
+            r"\bdelirium tremens\b|\bthe dts\b|\bwithdrawal seizures?\b",
+            r"\b(?:alcohol|etoh|alcoholic|benzo(?:diazepine)?) withdrawal\b|\bwithdrawing from (?:alcohol|etoh"
+            r"|benzos)\b",
+        ),
+        context=(
+            r"\btremor|\bshak(?:y|ing|es)\b|\bhallucinat|\bseiz|\bsweat|\bdiaphor|\bagitat|\bconfus|\brestless",
+            r"\bdelirium tremens\b|\bthe dts\b",
         ),
     ),
 )
@@ -541,10 +1169,16 @@ def _mask_negative_red_flags(text: str) -> str:
 def _first_unnegated(
     patterns: list[re.Pattern[str]], text: str, masked: str, window_words: int = 6
 ) -> re.Match[str] | None:
+    """The first match whose start is not negated; a pattern pairing two findings marks the second with the
+    group `also`, which must not be negated either ("pregnant, denies bleeding" is no red flag)."""
     for pattern in patterns:
         for match in pattern.finditer(text):
-            if not is_negated(masked, match.start(), window_words):
-                return match
+            if is_negated(masked, match.start(), window_words):
+                continue
+            second = match.start("also") if "also" in pattern.groupindex else -1
+            if second > match.start() and is_negated(masked, second, window_words):
+                continue
+            return match
     return None
 
 

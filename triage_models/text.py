@@ -65,10 +65,11 @@ _PSEUDO_NEGATIONS = re.compile(
     r"not (?:been )?(?:well|feeling well|himself|herself|themselves)|no reason|no warning|no history of that)\b",
     re.IGNORECASE,
 )
-# A clause break ends a negation's scope: punctuation, commas, "and"/"or", and contrast words. Breaking at commas
-# and conjunctions errs towards firing a red flag ("no fever, chest pain"), which is the safe direction.
+# A clause break ends a negation's scope: punctuation, commas, "and", and contrast words. Breaking at commas and
+# "and" errs towards firing a red flag ("no fever, chest pain"), which is the safe direction. "or" continues a
+# negated list ("denies suicidal or homicidal ideation", "no fever or chills"), as in NegEx.
 _SCOPE_BREAKERS = re.compile(
-    r"[.,;:!?\n]|\b(?:but|however|although|though|except|yet|and|or|now|then|so)\b", re.IGNORECASE
+    r"[.,;:!?\n]|\b(?:but|however|although|though|except|yet|and|now|then|so)\b", re.IGNORECASE
 )
 _NEGATION_WINDOW_WORDS = 6
 
@@ -77,8 +78,8 @@ def is_negated(text: str, start: int, window_words: int = _NEGATION_WINDOW_WORDS
     """True when a negation trigger governs the phrase starting at `start`.
 
     Looks back up to `window_words` words within the same clause ("denies chest pain", "no bleeding", "not short
-    of breath"); a clause break (punctuation, a comma, "and"/"or", a contrast such as "but") ends the scope, and
-    pseudo-negations ("not sure", "non-English speaker") negate nothing.
+    of breath", "denies SI or HI"); a clause break (punctuation, a comma, "and", a contrast such as "but") ends the
+    scope, and pseudo-negations ("not sure", "non-English speaker") negate nothing.
     """
     window_start = max(0, start - 80)
     before = _PSEUDO_NEGATIONS.sub(lambda match: "x" * len(match.group(0)), text[window_start:start])
