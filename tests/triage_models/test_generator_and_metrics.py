@@ -20,7 +20,7 @@ def test_generator_is_seeded_and_covers_every_level_point_and_style() -> None:
     assert first != list(generate(600, seed=4))
     assert {message.esi_level for message in first} == {1, 2, 3, 4, 5}
     assert {message.decision_point for message in first} == {"A", "B", "C", "D"}
-    assert {message.style for message in first} == {"caller", "crew", "nurse"}
+    assert {message.style for message in first} == {"caller", "crew", "nurse", "triage-note"}
     assert {message.scenario for message in first[: len(SCENARIOS)]} == {scenario.name for scenario in SCENARIOS}
     assert all(message.answer_tokens > 0 for message in first)
 
