@@ -68,7 +68,7 @@ class EmbeddingBackend:
     def _head() -> LogisticRegression:
         return LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced")
 
-    def fit(self, texts: Sequence[str], labels: Sequence[int]) -> EmbeddingBackend:
+    def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> EmbeddingBackend:
         check_levels(labels)
         structured = np.array([structured_features(text) for text in texts])
         self.scaler = MaxAbsScaler().fit(structured)
@@ -79,7 +79,8 @@ class EmbeddingBackend:
             fold = self._head().fit(design[list(train_index)], label_array[list(train_index)])
             return by_level(fold.classes_, fold.decision_function(design[list(test_index)]))
 
-        self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
+        if calibrate:
+            self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
         self.head = self._head().fit(design, label_array)
         return self
 

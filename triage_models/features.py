@@ -10,7 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from triage_models.result import Evidence
+from triage_models.resources import predict_resources
+from triage_models.result import RESOURCE_KINDS, Evidence, Resource
 from triage_models.rules import DANGER_SPO2, evaluate_rules
 from triage_models.vitals import Vitals, extract_vitals
 
@@ -38,13 +39,25 @@ FEATURE_NAMES = (
     "age_very_old",
     "vitals_reported",
     "ambulance",
+    *(f"resource_{kind}" for kind in RESOURCE_KINDS),
+    "resources_none",
+    "resources_one",
+    "resources_many",
 )
 
 
-def structured_features(text: str, vitals: Vitals | None = None, hits: Sequence[Evidence] | None = None) -> list[float]:
-    """One row of `FEATURE_NAMES` for a message (pass vitals and rule hits if already computed)."""
+def structured_features(
+    text: str,
+    vitals: Vitals | None = None,
+    hits: Sequence[Evidence] | None = None,
+    resources: Sequence[Resource] | None = None,
+) -> list[float]:
+    """One row of `FEATURE_NAMES` for a message (pass vitals, rule hits and resources if already computed)."""
     vitals = vitals if vitals is not None else extract_vitals(text)
     hits = hits if hits is not None else evaluate_rules(text, vitals)
+    resources = resources if resources is not None else predict_resources(text)
+    kinds = {item.kind for item in resources}
+    count = sum(item.weight for item in resources)
     levels = {hit.esi_level for hit in hits if hit.floor}
     points = [hit.decision_point.value for hit in hits]
 
@@ -79,6 +92,10 @@ def structured_features(text: str, vitals: Vitals | None = None, hits: Sequence[
         float(age is not None and age >= 80),
         float(any(reading is not None for reading in (hr, rr, spo2, sbp, temp))),
         float("ambulance" in lowered or "medic " in lowered or "ems " in lowered),
+        *(float(kind in kinds) for kind in RESOURCE_KINDS),
+        float(count == 0),
+        float(count == 1),
+        float(count >= 2),
     ]
 
 

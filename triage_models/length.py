@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,15 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from triage_models.result import ESI_LEVELS
+from triage_models.safe_io import (
+    Arrays,
+    read_model_file,
+    regression_from_state,
+    regression_state,
+    vectorizer_from_state,
+    vectorizer_state,
+    write_model_file,
+)
 
 DEFAULT_MAX_TOKENS = 512
 BUCKETS = 10
@@ -79,7 +89,7 @@ class LengthPredictor:
         self.prior = LevelPrior()
         for level, bucket in zip(levels, buckets, strict=True):
             self.prior.add(level, bucket)
-        self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, max_features=20_000)
+        self._vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, max_features=8_000)
         self._vectorizer.fit(list(texts))
         if len(set(buckets)) >= 2:
             self._model = LogisticRegression(C=2.0, max_iter=2000)
@@ -106,3 +116,25 @@ class LengthPredictor:
 
     def state(self) -> dict[str, Any]:
         return {"max_tokens": self.max_tokens, "prior_weight": self.prior_weight, "prior": self.prior.counts}
+
+    def save(self, directory: Path) -> None:
+        """`length.json` and `length.npz` (no pickle)."""
+        arrays: Arrays = {}
+        state: dict[str, Any] = {**self.state(), "classes": self._classes}
+        if self._vectorizer is not None:
+            state["words"] = vectorizer_state("words", self._vectorizer, arrays)
+        if self._model is not None:
+            state["model"] = regression_state("model", self._model, arrays)
+        write_model_file(directory, "length", "length-predictor", state, arrays)
+
+    @classmethod
+    def load(cls, directory: Path) -> LengthPredictor:
+        state, arrays = read_model_file(directory, "length", "length-predictor")
+        predictor = cls(int(state["max_tokens"]), float(state["prior_weight"]))
+        predictor.prior = LevelPrior(BUCKETS, {int(level): list(counts) for level, counts in state["prior"].items()})
+        predictor._classes = [int(value) for value in state["classes"]]
+        if "words" in state:
+            predictor._vectorizer = vectorizer_from_state("words", state["words"], arrays)
+        if "model" in state:
+            predictor._model = regression_from_state("model", state["model"], arrays)
+        return predictor

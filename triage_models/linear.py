@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-import joblib
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
@@ -16,6 +16,17 @@ from sklearn.preprocessing import MaxAbsScaler
 
 from triage_models.calibration import by_level, check_levels, out_of_fold, softmax
 from triage_models.features import StructuredFeatures
+from triage_models.safe_io import (
+    Arrays,
+    read_model_file,
+    regression_from_state,
+    regression_state,
+    scaler_from_state,
+    scaler_state,
+    vectorizer_from_state,
+    vectorizer_state,
+    write_model_file,
+)
 
 
 def build_pipeline() -> Pipeline:
@@ -50,7 +61,8 @@ class LinearBackend:
         self.temperature = temperature
         self.oof_probabilities: NDArray[np.float64] | None = None
 
-    def fit(self, texts: Sequence[str], labels: Sequence[int]) -> LinearBackend:
+    def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> LinearBackend:
+        """Fit on all rows; with `calibrate`, first on 3 folds for the temperature and out-of-fold probabilities."""
         check_levels(labels)
         texts_list, label_array = list(texts), np.asarray(labels)
 
@@ -58,7 +70,8 @@ class LinearBackend:
             fold = build_pipeline().fit([texts_list[i] for i in train_index], label_array[train_index])
             return by_level(fold.classes_, fold.decision_function([texts_list[i] for i in test_index]))
 
-        self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
+        if calibrate:
+            self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
         self.pipeline = build_pipeline().fit(texts_list, label_array)
         return self
 
@@ -93,10 +106,33 @@ class LinearBackend:
         return probabilities
 
     def save(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        joblib.dump({"pipeline": self.pipeline, "temperature": self.temperature}, directory / "linear.joblib")
+        """`linear.json` and `linear.npz`: vocabularies, weights and the temperature (no pickle)."""
+        if self.pipeline is None:
+            raise RuntimeError("the linear backend has not been trained")
+        parts = dict(self.pipeline.named_steps["features"].transformer_list)
+        arrays: Arrays = {}
+        state: dict[str, Any] = {
+            "temperature": float(self.temperature),
+            "words": vectorizer_state("words", parts["words"], arrays),
+            "chars": vectorizer_state("chars", parts["chars"], arrays),
+            "scale": scaler_state("scale", parts["structured"].named_steps["scale"], arrays),
+            "classifier": regression_state("classifier", self.pipeline.named_steps["classifier"], arrays),
+        }
+        write_model_file(directory, "linear", "linear-backend", state, arrays)
 
     @classmethod
     def load(cls, directory: Path) -> LinearBackend:
-        state = joblib.load(directory / "linear.joblib")
-        return cls(state["pipeline"], float(state["temperature"]))
+        """The backend written by `save`, rebuilt as the same fitted pipeline."""
+        state, arrays = read_model_file(directory, "linear", "linear-backend")
+        structured = Pipeline(
+            [("read", StructuredFeatures()), ("scale", scaler_from_state("scale", state["scale"], arrays))]
+        )
+        features = FeatureUnion(
+            [
+                ("words", vectorizer_from_state("words", state["words"], arrays)),
+                ("chars", vectorizer_from_state("chars", state["chars"], arrays)),
+                ("structured", structured),
+            ]
+        )
+        classifier = regression_from_state("classifier", state["classifier"], arrays)
+        return cls(Pipeline([("features", features), ("classifier", classifier)]), float(state["temperature"]))

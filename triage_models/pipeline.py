@@ -7,66 +7,26 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from triage_models.backends import ClassifierBackend, load_backend, new_backend
-from triage_models.features import cached_structured_features, structured_features
+from triage_models.calibration import fit_temperature, softmax
+from triage_models.esi import DecisionPolicy, decide
+from triage_models.features import structured_features
 from triage_models.length import LengthPredictor
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
-from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, TriageResult
-from triage_models.rules import RULES_VERSION, evaluate_rules, rules_floor
+from triage_models.resources import RESOURCES_VERSION, predict_resources
+from triage_models.result import ESI_LEVELS, DecisionPoint, TriageResult
+from triage_models.rules import RULES_VERSION, evaluate_rules
 from triage_models.text import MAX_RULES_CHARS, coerce_text, truncate
+from triage_models.tuning import TuningCase, tune_policy
 from triage_models.vitals import extract_vitals
 
 log = logging.getLogger(__name__)
-
-RECALL_TARGET = 0.95
-OVERTRIAGE_LIMIT = 0.35
-
-
-def decide_level(probabilities: NDArray[np.float64], urgent_threshold: float) -> int:
-    """The classifier's level: the most probable one, except that when P(ESI 1 or 2) reaches the threshold
-    the more probable of ESI 1 and 2 is taken (under-triage of ESI 1-2 is the costliest error)."""
-    if probabilities[0] + probabilities[1] >= urgent_threshold:
-        return 1 if probabilities[0] >= probabilities[1] else 2
-    return int(np.argmax(probabilities)) + 1
-
-
-def tune_urgent_threshold(
-    probabilities: NDArray[np.float64], labels: Sequence[int], floors: Sequence[int | None]
-) -> float:
-    """The threshold that, on held-out predictions, reaches ESI 1-2 recall >= 0.95 with over-triage <= 0.35
-    and the best exact agreement; failing that, the best recall within the over-triage limit."""
-    truth = np.asarray(labels)
-    best: tuple[float, float, float] | None = None
-    fallback: tuple[float, float] | None = None
-    for threshold in np.round(np.arange(0.05, 0.55, 0.025), 3):
-        predicted = np.array(
-            [
-                min(decide_level(row, float(threshold)), floor if floor is not None else 5)
-                for row, floor in zip(probabilities, floors, strict=True)
-            ]
-        )
-        urgent = truth <= 2
-        recall = float((predicted[urgent] <= 2).mean()) if urgent.any() else 1.0
-        over = float((predicted < truth).mean())
-        exact = float((predicted == truth).mean())
-        if recall >= RECALL_TARGET and over <= OVERTRIAGE_LIMIT and (best is None or exact > best[1]):
-            best = (float(threshold), exact, recall)
-        if over <= OVERTRIAGE_LIMIT and (fallback is None or recall > fallback[1]):
-            fallback = (float(threshold), recall)
-    if best is not None:
-        return best[0]
-    return fallback[0] if fallback is not None else 0.5
-
-
-def _default_decision_point(level: int) -> DecisionPoint:
-    return {1: DecisionPoint.A, 2: DecisionPoint.B}.get(level, DecisionPoint.C)
 
 
 @dataclass(slots=True)
@@ -75,7 +35,7 @@ class TriageModel:
 
     backend: ClassifierBackend
     length: LengthPredictor
-    urgent_threshold: float = 0.5
+    policy: DecisionPolicy = field(default_factory=DecisionPolicy)
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -83,20 +43,16 @@ class TriageModel:
         return str(self.meta.get("model_version", "untrained"))
 
     def save(self, directory: Path) -> None:
-        """Write the model to a directory (joblib for the estimators, meta.json for the rest)."""
-        import joblib
-
+        """Write the model to a directory (skops for the estimators, meta.json for the rest)."""
         directory.mkdir(parents=True, exist_ok=True)
         self.backend.save(directory)
-        joblib.dump(self.length, directory / "length.joblib")
-        meta = {**self.meta, "urgent_threshold": self.urgent_threshold}
+        self.length.save(directory)
+        meta = {**self.meta, "policy": asdict(self.policy)}
         (directory / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path) -> TriageModel:
         """Read a model written by `save`; a missing or partial directory is a clear error."""
-        import joblib
-
         meta_path = directory / "meta.json"
         if not meta_path.is_file():
             raise FileNotFoundError(
@@ -104,9 +60,14 @@ class TriageModel:
             )
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         backend = load_backend(str(meta.get("backend", "linear")), directory)
-        length = joblib.load(directory / "length.joblib")
-        threshold = float(meta.get("urgent_threshold", 0.5))
-        return cls(backend=backend, length=length, urgent_threshold=threshold, meta=meta)
+        length = LengthPredictor.load(directory)
+        policy = DecisionPolicy(**{key: float(value) for key, value in dict(meta.get("policy", {})).items()})
+        return cls(backend=backend, length=length, policy=policy, meta=meta)
+
+
+GENERATED_SOURCE = "generated"
+"""Rows of this source are trained on but never tuned or calibrated on: the generator's messages are easier than
+real ones, so thresholds and the temperature come from real cases when there are any."""
 
 
 def train_model(
@@ -114,42 +75,63 @@ def train_model(
     labels: Sequence[int],
     answer_tokens: Sequence[int] | None = None,
     *,
+    sources: Sequence[str] | None = None,
     source: str = "",
     tune_threshold: bool = True,
+    calibrate: bool = True,
     trained_at: str = "",
     backend: str = "linear",
     embedding_model: str | None = None,
 ) -> TriageModel:
-    """Train a classifier backend and the length predictor; tune the urgency threshold on 3-fold held-out data."""
-    if len(texts) != len(labels):
-        raise ValueError("texts and labels differ in length")
+    """Train a classifier backend and the length predictor; calibrate and tune the decision policy on 3-fold
+    held-out predictions of the real rows (`sources` names each row's origin; all rows when none is real)."""
+    if len(texts) != len(labels) or (sources is not None and len(sources) != len(texts)):
+        raise ValueError("texts, labels and sources differ in length")
     bad = sorted({label for label in labels if label not in ESI_LEVELS})
     if bad:
         raise ValueError(f"labels must be ESI levels 1..5; found {bad[:5]}")
-    classifier = new_backend(backend, embedding_model).fit(texts, labels)
-    threshold = 0.5
+    row_sources = list(sources) if sources is not None else ["data"] * len(texts)
+    classifier = new_backend(backend, embedding_model).fit(texts, labels, calibrate=calibrate)
+    policy = DecisionPolicy()
     if tune_threshold and classifier.oof_probabilities is not None:
-        # Feature 0 and 1 of the structured row say whether a level-1 / level-2 floor rule fired.
-        rows = [cached_structured_features(text) for text in texts]
-        floors = [1 if row[0] else 2 if row[1] else None for row in rows]
-        threshold = tune_urgent_threshold(classifier.oof_probabilities, labels, floors)
+        policy = _calibrate_and_tune(classifier, texts, labels, row_sources)
     length = LengthPredictor()
-    if answer_tokens is not None:
-        length.fit(texts, labels, answer_tokens)
-    else:
-        length.fit(texts, labels, [_level_default_tokens(label) for label in labels])
+    length.fit(texts, labels, answer_tokens or [_level_default_tokens(label) for label in labels])
     digest = hashlib.sha256("\n".join(f"{label}\t{text}" for text, label in zip(texts, labels, strict=True)).encode())
     meta = {
         "backend": backend,
         "embedding_model": embedding_model,
         "model_version": f"{backend}-{digest.hexdigest()[:10]}-{RULES_VERSION}",
         "rules_version": RULES_VERSION,
+        "resources_version": RESOURCES_VERSION,
         "trained_on": source,
         "n": len(texts),
+        "n_by_source": {name: row_sources.count(name) for name in sorted(set(row_sources))},
         "label_counts": {str(level): int(sum(1 for label in labels if label == level)) for level in ESI_LEVELS},
+        "temperature": float(classifier.temperature),
         "trained_at": trained_at,
     }
-    return TriageModel(backend=classifier, length=length, urgent_threshold=threshold, meta=meta)
+    return TriageModel(backend=classifier, length=length, policy=policy, meta=meta)
+
+
+def _calibrate_and_tune(
+    classifier: ClassifierBackend, texts: Sequence[str], labels: Sequence[int], sources: Sequence[str]
+) -> DecisionPolicy:
+    """Re-fit the temperature on the real rows' held-out probabilities, then tune the policy on them."""
+    assert classifier.oof_probabilities is not None
+    real = [i for i, name in enumerate(sources) if name != GENERATED_SOURCE] or list(range(len(texts)))
+    oof = classifier.oof_probabilities[real]
+    log_probabilities = np.log(np.clip(oof, 1e-12, None))
+    extra = fit_temperature(log_probabilities, [labels[i] for i in real])
+    classifier.temperature = float(classifier.temperature) * extra
+    calibrated = softmax(log_probabilities / extra)
+    cases = []
+    for row, i in zip(calibrated, real, strict=True):
+        vitals = extract_vitals(texts[i])
+        cases.append(
+            TuningCase(row, tuple(evaluate_rules(texts[i], vitals)), predict_resources(texts[i]), labels[i], sources[i])
+        )
+    return tune_policy(cases)
 
 
 def _level_default_tokens(level: int) -> int:
@@ -158,10 +140,10 @@ def _level_default_tokens(level: int) -> int:
 
 
 class Triager:
-    """Classifies messages: the final level is the more urgent of the classifier's and the red-flag rules'.
+    """Classifies messages with the ESI algorithm (`esi.decide`): the red-flag rules are a floor on the level.
 
-    With an `llm` classifier the model's validated answer sets the classifier level; if it fails in any way the
-    trained backend's level is used instead and the result says so in `notes`.
+    With an `llm` classifier the model's validated answer can make the level more urgent, never less; if it fails
+    in any way the trained model's decision stands and the result says so in `notes`.
     """
 
     def __init__(self, model: TriageModel, llm: LLMClassifier | None = None) -> None:
@@ -175,33 +157,48 @@ class Triager:
         # The rules read the whole message (up to the intake limit), the classifier its head.
         vitals = extract_vitals(full)
         evidence = evaluate_rules(full, vitals)
-        probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence))
-        classifier_level = decide_level(probabilities, self.model.urgent_threshold)
+        resources = predict_resources(text)
+        probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence, resources))
+        decision = decide(probabilities, evidence, resources, self.model.policy)
         backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
         if rules_truncated:
             notes.append(f"red-flag rules read the first {MAX_RULES_CHARS} characters only")
+        level, point = decision.esi_level, decision.decision_point
+        model_level = decide(probabilities, (), resources, self.model.policy).esi_level
         if self.llm is not None:
-            try:
-                # The model may make the level more urgent than the trained classifier's, never less: a
-                # message that talks the model into "ESI 5" cannot lower urgency.
-                classifier_level = min(self.llm.classify(text).esi_level, classifier_level)
-                backend = self.llm.name
-            except Exception as error:  # any failure of the model falls back, never to "no level"
-                log.warning("llm triage failed, using %s: %s", backend, error)
-                notes.append(f"llm backend failed ({type(error).__name__}: {error}); used {backend}")
-        floor = rules_floor(evidence)
-        level = min(classifier_level, floor) if floor is not None else classifier_level
+            level, point, backend, llm_level = self._ask_llm(text, level, point, notes)
+            model_level = min(model_level, llm_level)
         return TriageResult(
             esi_level=level,
             probabilities={lvl: float(p) for lvl, p in zip(ESI_LEVELS, probabilities, strict=True)},
-            classifier_level=classifier_level,
-            decision_point=_decision_point(level, evidence),
+            classifier_level=model_level,
+            decision_point=point,
             evidence=tuple(evidence),
             predicted_output_tokens=self.model.length.predict(text, level),
             model_version=self.model.version if backend != "llm" else f"{LLM_PROMPT_VERSION}+{self.model.version}",
             backend=backend,
             notes=tuple(notes),
+            resources=decision.resources,
+            resource_count=decision.resource_count,
+            needs_review=decision.needs_review,
+            review_reason=decision.review_reason,
         )
+
+    def _ask_llm(
+        self, text: str, level: int, point: DecisionPoint, notes: list[str]
+    ) -> tuple[int, DecisionPoint, str, int]:
+        """The llm backend's level when valid and more urgent (a message cannot talk it into less urgency), and
+        what it said; any failure keeps the trained model's decision (and says 5, which lowers nothing)."""
+        assert self.llm is not None
+        try:
+            verdict = self.llm.classify(text)
+        except Exception as error:  # any failure of the model falls back, never to "no level"
+            log.warning("llm triage failed, using %s: %s", self.model.backend.name, error)
+            notes.append(f"llm backend failed ({type(error).__name__}: {error}); used {self.model.backend.name}")
+            return level, point, self.model.backend.name, 5
+        if verdict.esi_level < level:
+            return verdict.esi_level, verdict.decision_point, self.llm.name, verdict.esi_level
+        return level, point, self.llm.name, verdict.esi_level
 
     def classify_timed(self, messages: Sequence[str]) -> tuple[list[TriageResult], list[float]]:
         """Classify one by one (as in production) and return each call's latency in milliseconds."""
@@ -211,11 +208,3 @@ class Triager:
             results.append(self.classify(message))
             latencies.append((time.perf_counter() - started) * 1000)
         return results, latencies
-
-
-def _decision_point(level: int, evidence: Sequence[Evidence]) -> DecisionPoint:
-    """The decision point of a rule that set the level, else the level's own (A for 1, B for 2, C below)."""
-    for hit in evidence:
-        if hit.esi_level == level and hit.floor:
-            return hit.decision_point
-    return _default_decision_point(level)

@@ -48,6 +48,40 @@ class Evidence:
         }
 
 
+RESOURCE_KINDS = (
+    "labs",
+    "ecg",
+    "imaging",
+    "advanced_imaging",
+    "iv_fluids",
+    "parenteral_medication",
+    "specialty_consult",
+    "simple_procedure",
+    "complex_procedure",
+)
+"""ESI resource kinds (handbook v4, chapter 5): each kind counts once however many tests of it; a complex procedure
+counts 2. History and examination, oral medications, tetanus, prescription refills, simple wound care, crutches,
+splints and slings are not resources. Plain and advanced imaging (CT, MRI) are both imaging: one resource."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A resource the case is expected to need (ESI decision point C), with the words that suggest it."""
+
+    kind: str
+    start: int
+    end: int
+    text: str
+
+    @property
+    def weight(self) -> int:
+        """What it adds to the ESI resource count: 2 for a complex procedure, else 1."""
+        return 2 if self.kind == "complex_procedure" else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "weight": self.weight, "span": [self.start, self.end], "text": self.text}
+
+
 @dataclass(frozen=True, slots=True)
 class TriageResult:
     """Everything the scheduler and the dispatcher need from triage of one message."""
@@ -56,7 +90,8 @@ class TriageResult:
     probabilities: dict[int, float]
     """The classifier's probability per ESI level (sums to 1)."""
     classifier_level: int
-    """What the learned classifier alone said; `esi_level` may be more urgent because of the rules."""
+    """What the learned model alone said (the algorithm without the red-flag rules); `esi_level` may be more
+    urgent because of the rules, never less."""
     decision_point: DecisionPoint
     evidence: tuple[Evidence, ...] = field(default_factory=tuple)
     predicted_output_tokens: int = 0
@@ -64,6 +99,13 @@ class TriageResult:
     backend: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Operator-facing remarks, e.g. that the message was truncated or a backend fell back."""
+    resources: tuple[Resource, ...] = field(default_factory=tuple)
+    """The resources the case is expected to need, with evidence (decision point C)."""
+    resource_count: int = 0
+    """The ESI resource count of `resources` (complex procedures count 2)."""
+    needs_review: bool = False
+    """The models could not separate two levels: the more urgent one was taken and a person should look."""
+    review_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,4 +118,8 @@ class TriageResult:
             "model_version": self.model_version,
             "backend": self.backend,
             "notes": list(self.notes),
+            "resources": [item.to_json() for item in self.resources],
+            "resource_count": self.resource_count,
+            "needs_review": self.needs_review,
+            "review_reason": self.review_reason,
         }

@@ -6,12 +6,13 @@ import csv
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from triage_models.generator import GENERATOR_VERSION, generate
 from triage_models.ktas import load_ktas
-from triage_models.pipeline import TriageModel, train_model
+from triage_models.pipeline import GENERATED_SOURCE, TriageModel, train_model
+from triage_models.resources import RESOURCES_VERSION
 from triage_models.rules import RULES_VERSION
 from triage_models.text import InvalidMessageError, coerce_text
 
@@ -19,6 +20,14 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TRAINING_SIZE = 6_000
 DEFAULT_SEED = 0
+
+
+def shared_data_dir() -> Path | None:
+    """Where the reference data (KTAS records, ESI practice vignettes) lives, if present: `TRIAGE_DATA_DIR`, else
+    `../shared/data` beside the checkout. Never shipped in the package."""
+    configured = os.environ.get("TRIAGE_DATA_DIR")
+    candidate = Path(configured) if configured else Path(__file__).resolve().parents[2] / "shared" / "data"
+    return candidate if candidate.is_dir() else None
 
 
 def default_model_dir() -> Path:
@@ -30,28 +39,51 @@ def default_model_dir() -> Path:
     return cache / "triage-dispatch" / "triage-model"
 
 
-def train_default_model(count: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED) -> TriageModel:
-    """The shipped default: trained in seconds on the project's own generated messages."""
-    messages = list(generate(count, seed))
+SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "shipped"
+"""The default model, trained on real and generated data and shipped inside the package (see docs/model-card.md)."""
+
+
+def train_default_model(
+    data_dir: Path | None = None, count: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED, trained_at: str = ""
+) -> TriageModel:
+    """The default model: KTAS ED1 and the ESI practice vignettes when present, plus generated messages."""
+    data = default_training_data(data_dir, count, seed)
     return train_model(
-        [message.text for message in messages],
-        [message.esi_level for message in messages],
-        [message.answer_tokens for message in messages],
-        source=f"generated:{GENERATOR_VERSION}:n={count}:seed={seed}",
+        data.texts,
+        data.labels,
+        sources=data.sources,
+        source=f"{' + '.join(sorted(set(data.sources) - {GENERATED_SOURCE}))} + generated:{GENERATOR_VERSION}:"
+        f"n={count}:seed={seed}",
+        trained_at=trained_at,
     )
 
 
+def _current(model: TriageModel) -> bool:
+    return model.meta.get("rules_version") == RULES_VERSION and model.meta.get("resources_version") == RESOURCES_VERSION
+
+
 def load_or_train_default(directory: Path | None = None) -> TriageModel:
-    """Load the default model, training and saving it first when it is missing or was built for older rules."""
+    """The serving model: the one in `directory` (default `default_model_dir()`, where `triage train` and
+    `triage promote` write) when it was built for these rules, else the shipped one. Training happens only when
+    neither can be used (a development checkout whose shipped model is older than its rules)."""
     directory = directory or default_model_dir()
-    try:
-        model = TriageModel.load(directory)
-        if model.meta.get("rules_version") == RULES_VERSION:
+    for candidate in (directory, SHIPPED_MODEL_DIR):
+        try:
+            model = TriageModel.load(candidate)
+        except FileNotFoundError:
+            continue
+        if _current(model):
             return model
-        log.info("triage model in %s was built for %s; rebuilding", directory, model.meta.get("rules_version"))
-    except FileNotFoundError:
-        log.info("no triage model in %s; training the default (a few seconds)", directory)
-    model = train_default_model()
+        log.info("triage model in %s was built for %s; not used", candidate, model.meta.get("rules_version"))
+    log.warning("no usable triage model (shipped or in %s): training one from generated messages", directory)
+    messages = list(generate(DEFAULT_TRAINING_SIZE, DEFAULT_SEED))
+    model = train_model(
+        [message.text for message in messages],
+        [message.esi_level for message in messages],
+        [message.answer_tokens for message in messages],
+        sources=[GENERATED_SOURCE] * len(messages),
+        source=f"generated:{GENERATOR_VERSION}:n={DEFAULT_TRAINING_SIZE}:seed={DEFAULT_SEED}",
+    )
     model.save(directory)
     return model
 
@@ -63,6 +95,12 @@ class LabelledData:
     texts: list[str]
     labels: list[int]
     answer_tokens: list[int] | None
+    sources: list[str] = field(default_factory=list)
+    """Where each row came from (`ktas`, `esi`, `generated`, a file name...): tuning uses the real rows only."""
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            self.sources.extend(["data"] * len(self.texts))
 
 
 class DataError(ValueError):
@@ -110,6 +148,33 @@ def read_labelled_csv(
     return LabelledData(texts, labels, lengths if length_column else None)
 
 
+def read_esi_vignettes(path: Path) -> LabelledData:
+    """ESI practice vignettes (columns `Clinical Vignettes`, `acuity`); the rationale is never an input."""
+    return read_labelled_csv(path, "Clinical Vignettes", "acuity")
+
+
+def default_training_data(
+    data_dir: Path | None = None, generated: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED
+) -> LabelledData:
+    """What the default model is trained on: KTAS ED1 and the ESI practice vignettes when `data_dir` (default:
+    `shared_data_dir()`) has them, plus `generated` messages from the project's generator."""
+    data_dir = data_dir if data_dir is not None else shared_data_dir()
+    parts = LabelledData([], [], None)
+    if data_dir is not None:
+        ktas = data_dir / "ktas" / "ktas_ed1.csv"
+        vignettes = data_dir / "esi" / "esi_handbook_train.csv"
+        for path, reader, name in ((ktas, read_ktas, "ktas"), (vignettes, read_esi_vignettes, "esi")):
+            if path.is_file():
+                read = reader(path)
+                parts = LabelledData(
+                    [*parts.texts, *read.texts],
+                    [*parts.labels, *read.labels],
+                    None,
+                    [*parts.sources, *[name] * len(read.texts)],
+                )
+    return with_generated(parts, generated, seed)
+
+
 def read_ktas(path: Path) -> LabelledData:
     """KTAS records as caller-knowable messages, labelled with the expert's level."""
     if not path.is_file():
@@ -132,4 +197,5 @@ def with_generated(data: LabelledData, count: int, seed: int = DEFAULT_SEED) -> 
         [*data.texts, *(message.text for message in messages)],
         [*data.labels, *(message.esi_level for message in messages)],
         list(lengths) if lengths is not None else None,
+        [*data.sources, *[GENERATED_SOURCE] * len(messages)],
     )

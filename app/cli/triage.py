@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -14,18 +15,22 @@ from rich.console import Console
 from rich.table import Table
 
 from triage_models.embedding import EmbeddingModelError
+from triage_models.esi import DecisionPolicy
+from triage_models.evaluation import EvaluationReport, evaluate, leave_one_out, report
 from triage_models.generator import write_csv
 from triage_models.ktas import load_ktas
 from triage_models.llm import LLMClassifier, TransformersGenerator
-from triage_models.metrics import triage_metrics
 from triage_models.pipeline import TriageModel, Triager, train_model
 from triage_models.store import (
     DataError,
     LabelledData,
     default_model_dir,
+    default_training_data,
     load_or_train_default,
+    read_esi_vignettes,
     read_ktas,
     read_labelled_csv,
+    shared_data_dir,
     with_generated,
 )
 from triage_models.text import InvalidMessageError
@@ -38,6 +43,7 @@ _err = Console(stderr=True)
 class DataFormat(StrEnum):
     plain = "plain"
     ktas = "ktas"
+    esi = "esi"
 
 
 class Reference(StrEnum):
@@ -79,6 +85,8 @@ def _read(
     try:
         if data_format is DataFormat.ktas:
             return read_ktas(path)
+        if data_format is DataFormat.esi:
+            return read_esi_vignettes(path)
         if not text_column or not label_column:
             raise typer.BadParameter("--text-column and --label-column are required for --format plain")
         return read_labelled_csv(path, text_column, label_column, length_column)
@@ -106,13 +114,34 @@ def classify(
         return
     _out.print(
         f"[bold]ESI {result.esi_level}[/bold] (decision point {result.decision_point.value}); "
-        f"classifier alone: ESI {result.classifier_level}; answer about {result.predicted_output_tokens} tokens"
+        f"trained model: ESI {result.classifier_level}; answer about {result.predicted_output_tokens} tokens"
     )
+    if result.needs_review:
+        _out.print(f"[bold]needs review[/bold]: {result.review_reason}")
     _out.print("probabilities: " + ", ".join(f"ESI {lvl} {p:.2f}" for lvl, p in result.probabilities.items()))
     for hit in result.evidence:
         kind = "floor" if hit.floor else "advisory"
         _out.print(f"  {hit.rule_id} ({kind}, ESI {hit.esi_level}): {hit.description} <- {hit.text!r}")
+    _out.print(
+        f"resources ({result.resource_count}): "
+        + (", ".join(f"{r.kind} <- {r.text!r}" for r in result.resources) or "none")
+    )
     _out.print(f"model {result.model_version}")
+
+
+def _training_data(data: LabelledData | None, reference_data: bool, generated: int) -> LabelledData:
+    """A centre's data, the reference data (KTAS ED1, ESI vignettes) and generated messages, as asked."""
+    parts = data if data is not None else LabelledData([], [], [])
+    if reference_data:
+        if shared_data_dir() is None:
+            raise typer.BadParameter("no reference data: set TRIAGE_DATA_DIR", param_hint="--reference-data")
+        reference = default_training_data(generated=0)
+        # The reference data has no answer lengths, so the length model falls back to per-level defaults.
+        parts = LabelledData(
+            [*parts.texts, *reference.texts], [*parts.labels, *reference.labels], None,
+            [*parts.sources, *reference.sources],
+        )  # fmt: skip
+    return with_generated(parts, generated)
 
 
 @triage_app.command("train")
@@ -121,28 +150,36 @@ def train(
     text_column: Annotated[str | None, typer.Option(help="Column holding the message text.")] = None,
     label_column: Annotated[str | None, typer.Option(help="Column holding the ESI level 1..5.")] = None,
     length_column: Annotated[str | None, typer.Option(help="Column holding the answer length in tokens.")] = None,
-    data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, or KTAS records.")] = DataFormat.plain,
+    data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, KTAS records or ESI vignettes.")] = (
+        DataFormat.plain
+    ),
+    reference_data: Annotated[
+        bool, typer.Option(help="Add KTAS ED1 and the ESI practice vignettes (TRIAGE_DATA_DIR or ../shared/data).")
+    ] = False,
     generated: Annotated[int, typer.Option(help="Add this many generated messages (0 = none).")] = 0,
     backend: Annotated[BackendName, typer.Option(help="Classifier backend.")] = BackendName.linear,
     embedding_model: Annotated[
         str | None, typer.Option(help="sentence-transformers model (path or hub id) for --backend embedding.")
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="Where to write the model (default: the default model).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Where to write the model (default: the serving model).")] = None,
 ) -> None:
-    """Train a model from a centre's own CSV (and/or generated messages) and save it."""
-    if data is None and generated <= 0:
-        raise typer.BadParameter("give --data CSV, --generated N, or both")
-    if data is not None:
-        labelled = _read(data, data_format, text_column, label_column, length_column)
-    else:
-        labelled = LabelledData([], [], [])
-    labelled = with_generated(labelled, generated)
-    source = f"{data or ''}{' + ' if data and generated else ''}{f'generated:{generated}' if generated else ''}"
+    """Train a model from a centre's own CSV, the reference data and/or generated messages, and save it."""
+    if data is None and generated <= 0 and not reference_data:
+        raise typer.BadParameter("give --data CSV, --reference-data, --generated N, or several")
+    own = _read(data, data_format, text_column, label_column, length_column) if data is not None else None
+    if own is not None:
+        own = LabelledData(own.texts, own.labels, own.answer_tokens, [data.name if data else "data"] * len(own.texts))
+    labelled = _training_data(own, reference_data, generated)
+    source = " + ".join(
+        [*([str(data)] if data else []), *(["reference:ktas-ed1+esi-vignettes"] if reference_data else []),
+         *([f"generated:{generated}"] if generated else [])]
+    )  # fmt: skip
     try:
         model = train_model(
             labelled.texts,
             labelled.labels,
             labelled.answer_tokens,
+            sources=labelled.sources,
             source=source,
             trained_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             backend=backend.value,
@@ -152,19 +189,69 @@ def train(
         raise typer.BadParameter(str(error), param_hint="--data") from error
     target = out or default_model_dir()
     model.save(target)
-    _err.print(
-        f"trained {backend.value} on {len(labelled.texts)} messages; urgent threshold "
-        f"{model.urgent_threshold:.3f}; saved to {target}"
-    )
+    _err.print(f"trained {backend.value} on {len(labelled.texts)} messages; policy {model.policy}; saved to {target}")
+
+
+def _print_report(title: str, evaluation: EvaluationReport, per_case: bool) -> None:
+    """The figures, per decision point, calibration and the confusion matrix as tables (optionally every case)."""
+    figures = {k: v for k, v in evaluation.to_json(with_cases=False).items() if not isinstance(v, (dict, list))}
+    table = Table(title=title, title_justify="left")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in figures.items():
+        table.add_row(name, f"{value:.3f}" if isinstance(value, float) else str(value))
+    table.add_row("calibration ECE", f"{evaluation.calibration.ece:.3f}")
+    _out.print(table)
+    points = Table(title="by decision point (the step that decided)", title_justify="left")
+    for column in ("point", "cases", "exact", "within one"):
+        points.add_column(column, justify="right")
+    for point, row in evaluation.by_decision_point.items():
+        points.add_row(point, str(int(row["n"])), f"{row['exact']:.3f}", f"{row['within_one']:.3f}")
+    _out.print(points)
+    confusion = Table(title="confusion (rows: truth, columns: predicted)", title_justify="left")
+    confusion.add_column("")
+    for level in range(1, 6):
+        confusion.add_column(f"ESI {level}", justify="right")
+    for level, counts in enumerate(evaluation.metrics.confusion, start=1):
+        confusion.add_row(f"ESI {level}", *map(str, counts))
+    _out.print(confusion)
+    if per_case:
+        cases = Table(title="cases", title_justify="left")
+        for column in ("#", "truth", "predicted", "point", "resources", "review"):
+            cases.add_column(column, justify="right")
+        for number, case in enumerate(evaluation.cases, start=1):
+            cases.add_row(str(number), str(case.esi_level), str(case.predicted), case.decision_point,
+                          str(case.resource_count), "yes" if case.needs_review else "")  # fmt: skip
+        _out.print(cases)
+
+
+def _reference_report(
+    data: Path, data_format: DataFormat, labelled: LabelledData, reference: Reference, constant_level: int
+) -> EvaluationReport:
+    """A nurse's or a constant level scored like a model (no decision points, probabilities or latency)."""
+    from triage_models.evaluation import CaseOutcome
+
+    if reference is Reference.nurse:
+        if data_format is not DataFormat.ktas:
+            raise typer.BadParameter("--reference nurse needs --format ktas (the KTAS_RN column)")
+        pairs = [(c.esi_level, c.nurse_level or 0) for c in load_ktas(data) if c.nurse_level is not None]
+    else:
+        if constant_level not in (1, 2, 3, 4, 5):
+            raise typer.BadParameter("--constant-level must be 1..5")
+        pairs = [(label, constant_level) for label in labelled.labels]
+    flat = tuple(0.2 for _ in range(5))
+    return report([CaseOutcome(truth, predicted, "-", 0, False, flat) for truth, predicted in pairs])
 
 
 @triage_app.command("eval")
-def evaluate(
+def evaluate_command(
     data: Annotated[Path, typer.Option(help="CSV to evaluate on.")],
     text_column: Annotated[str | None, typer.Option(help="Column holding the message text.")] = None,
     label_column: Annotated[str | None, typer.Option(help="Column holding the ESI level 1..5.")] = None,
-    data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, or KTAS records.")] = DataFormat.plain,
-    model: Annotated[Path | None, typer.Option(help="Model directory (default: the trained default).")] = None,
+    data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, KTAS records or ESI vignettes.")] = (
+        DataFormat.plain
+    ),
+    model: Annotated[Path | None, typer.Option(help="Model directory (default: the serving model).")] = None,
     llm_model: Annotated[Path | None, typer.Option(help="Evaluate the llm backend with this instruct model.")] = None,
     urgent_threshold: Annotated[
         float | None, typer.Option(help="Override the model's P(ESI 1-2) threshold (to chart operating points).")
@@ -173,45 +260,90 @@ def evaluate(
         Reference, typer.Option(help="Score the model, the KTAS nurse's own levels, or a constant level.")
     ] = Reference.model,
     constant_level: Annotated[int, typer.Option(help="The level predicted by --reference constant.")] = 4,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as one JSON object.")] = False,
+    per_case: Annotated[bool, typer.Option(help="List every case: decision point, resources, review.")] = False,
+    reliability_plot: Annotated[Path | None, typer.Option(help="Write a reliability diagram (PNG) here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures (and every case) as one JSON object.")] = (
+        False
+    ),
 ) -> None:
-    """Agreement, under-/over-triage, ESI 1-2 recall, kappa, confusion and latency on labelled data."""
+    """Agreement, ESI 1-2 recall, over-triage, kappa, per decision point, calibration, latency; every case."""
     labelled = _read(data, data_format, text_column, label_column)
-    if reference is Reference.nurse:
-        if data_format is not DataFormat.ktas:
-            raise typer.BadParameter("--reference nurse needs --format ktas (the KTAS_RN column)")
-        cases = [case for case in load_ktas(data) if case.nurse_level is not None]
-        metrics = triage_metrics([c.esi_level for c in cases], [c.nurse_level or 0 for c in cases])
-    elif reference is Reference.constant:
-        if constant_level not in (1, 2, 3, 4, 5):
-            raise typer.BadParameter("--constant-level must be 1..5")
-        metrics = triage_metrics(labelled.labels, [constant_level] * len(labelled.labels))
+    if reference is not Reference.model:
+        evaluation = _reference_report(data, data_format, labelled, reference, constant_level)
     else:
         loaded = _load_model(model)
         if urgent_threshold is not None:
             if not 0.0 < urgent_threshold <= 1.0:
                 raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
-            loaded.urgent_threshold = urgent_threshold
-        triager = Triager(loaded, llm=_llm(llm_model))
-        results, latencies = triager.classify_timed(labelled.texts)
-        metrics = triage_metrics(labelled.labels, [result.esi_level for result in results], latencies)
+            loaded.policy = DecisionPolicy(**{**asdict(loaded.policy), "urgent_threshold": urgent_threshold})
+        evaluation = evaluate(Triager(loaded, llm=_llm(llm_model)), labelled.texts, labelled.labels)
+    if reliability_plot is not None:
+        write_reliability_plot(evaluation, reliability_plot, str(data.name))
     if as_json:
-        typer.echo(json.dumps(metrics.to_json()))
+        typer.echo(json.dumps(evaluation.to_json()))
         return
-    table = Table(title=f"{data} ({metrics.n} messages)", title_justify="left")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name, value in metrics.to_json().items():
-        if name != "confusion":
-            table.add_row(name, f"{value:.3f}" if isinstance(value, float) else str(value))
-    _out.print(table)
-    confusion = Table(title="confusion (rows: truth, columns: predicted)", title_justify="left")
-    confusion.add_column("")
-    for level in range(1, 6):
-        confusion.add_column(f"ESI {level}", justify="right")
-    for level, row in enumerate(metrics.confusion, start=1):
-        confusion.add_row(f"ESI {level}", *map(str, row))
-    _out.print(confusion)
+    _print_report(f"{data} ({evaluation.metrics.n} messages)", evaluation, per_case)
+
+
+@triage_app.command("cv")
+def cross_validate(
+    data: Annotated[Path, typer.Option(help="The cases to hold out one at a time (e.g. the ESI vignettes).")],
+    data_format: Annotated[DataFormat, typer.Option("--format", help="plain CSV, KTAS records or ESI vignettes.")] = (
+        DataFormat.esi
+    ),
+    text_column: Annotated[str | None, typer.Option(help="Column holding the message text.")] = None,
+    label_column: Annotated[str | None, typer.Option(help="Column holding the ESI level 1..5.")] = None,
+    model: Annotated[Path | None, typer.Option(help="The model whose recipe is retrained (default: serving).")] = None,
+    reliability_plot: Annotated[Path | None, typer.Option(help="Write a reliability diagram (PNG) here.")] = None,
+    jobs: Annotated[int, typer.Option(min=1, help="Fit this many folds at once (processes).")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures (and every case) as one JSON object.")] = (
+        False
+    ),
+) -> None:
+    """Leave-one-out: each case classified by the default recipe retrained without it (KTAS ED1 and generated
+    messages, plus every other case of --data; the model's temperature and decision policy are kept)."""
+    held = _read(data, data_format, text_column, label_column)
+    template = _load_model(model)
+    base = default_training_data(generated=int(template.meta.get("n_by_source", {}).get("generated", 6000)))
+    keep = [i for i, name in enumerate(base.sources) if name != data_format.value]
+    evaluation = leave_one_out(
+        held.texts,
+        held.labels,
+        [base.texts[i] for i in keep],
+        [base.labels[i] for i in keep],
+        template,
+        progress=lambda done, total: _err.print(f"{done}/{total}", end="\r"),
+        jobs=jobs,
+    )
+    if reliability_plot is not None:
+        write_reliability_plot(evaluation, reliability_plot, f"{data.name} (leave-one-out)")
+    if as_json:
+        typer.echo(json.dumps(evaluation.to_json()))
+        return
+    _print_report(f"{data}: leave-one-out ({evaluation.metrics.n} cases)", evaluation, per_case=False)
+
+
+def write_reliability_plot(evaluation: EvaluationReport, path: Path, title: str) -> None:
+    """Confidence of the most probable level against its accuracy, per bin (the diagonal is perfect calibration)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bins = evaluation.calibration.bins
+    figure, axis = plt.subplots(figsize=(4.5, 4.5), dpi=120)
+    axis.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfectly calibrated")
+    axis.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o", label="model")
+    for row in bins:
+        axis.annotate(str(int(row["n"])), (row["confidence"], row["accuracy"]), fontsize=7, xytext=(3, -9),
+                      textcoords="offset points")  # fmt: skip
+    axis.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (top probability)", ylabel="accuracy",
+             title=f"{title}: ECE {evaluation.calibration.ece:.3f}")  # fmt: skip
+    axis.legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    plt.close(figure)
 
 
 @triage_app.command("generate")

@@ -58,9 +58,14 @@ def test_generate_train_and_eval_round_trip(tmp_path: Path) -> None:
     assert metrics["n"] == 300
     assert set(metrics) == {
         "n", "exact", "within_one", "quadratic_kappa", "undertriage_rate", "esi12_recall", "overtriage_rate",
-        "confusion", "p50_ms", "p99_ms",
+        "confusion", "p50_ms", "p99_ms", "needs_review_share", "by_decision_point", "calibration", "cases",
     }  # fmt: skip
     assert sum(map(sum, metrics["confusion"])) == 300
+    assert len(metrics["cases"]) == 300
+    assert set(metrics["cases"][0]) == {"esi_level", "predicted", "decision_point", "resource_count", "needs_review"}
+    assert sum(row["n"] for row in metrics["by_decision_point"].values()) == 300
+    assert set(metrics["by_decision_point"]) <= {"A", "B", "C", "D"}
+    assert 0.0 <= metrics["calibration"]["ece"] <= 1.0
 
 
 def test_train_names_the_missing_column(tmp_path: Path) -> None:

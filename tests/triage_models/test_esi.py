@@ -1,0 +1,86 @@
+"""The ESI algorithm's steps: A, B, C and D in order, the rule floor, and the review flag when levels are close."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from triage_models.esi import DecisionPolicy, decide
+from triage_models.resources import predict_resources
+from triage_models.result import DecisionPoint, Evidence
+from triage_models.tuning import TuningCase, evaluate_policy, tune_policy
+
+POLICY = DecisionPolicy(urgent_threshold=0.3, review_ratio=0.7, review_min_probability=0.15, danger_zone_threshold=0.1)
+
+
+def flag(rule_id: str, level: int, point: DecisionPoint, floor: bool = True) -> Evidence:
+    return Evidence(rule_id, level, point, rule_id, 0, 4, "text", floor)
+
+
+def p(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float64)
+
+
+def test_a_rule_for_a_life_saving_intervention_decides_at_a() -> None:
+    decision = decide(p(0.0, 0.0, 0.1, 0.2, 0.7), [flag("A-NO-PULSE", 1, DecisionPoint.A)], (), POLICY)
+    assert (decision.esi_level, decision.decision_point, decision.needs_review) == (1, DecisionPoint.A, False)
+
+
+def test_the_model_alone_can_decide_b() -> None:
+    decision = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [], (), POLICY)
+    assert (decision.esi_level, decision.decision_point) == (2, DecisionPoint.B)
+
+
+def test_resources_decide_c_and_are_reported_with_evidence() -> None:
+    resources = predict_resources("twisted ankle, needs an x-ray")
+    decision = decide(p(0.0, 0.0, 0.1, 0.8, 0.1), [], resources, POLICY)
+    assert (decision.esi_level, decision.decision_point, decision.resource_count) == (4, DecisionPoint.C, 1)
+    assert [item.kind for item in decision.resources] == ["imaging"]
+
+
+def test_danger_zone_vitals_raise_a_three_to_two_at_d() -> None:
+    advisory = flag("D-HEART-RATE", 2, DecisionPoint.D, floor=False)
+    assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [advisory], (), POLICY).decision_point is DecisionPoint.D
+    assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [advisory], (), POLICY).esi_level == 2
+    assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [], (), POLICY).esi_level == 3
+    assert decide(p(0.0, 0.05, 0.2, 0.75, 0.0), [advisory], (), POLICY).esi_level == 4  # D applies to a 3 only
+
+
+def test_two_close_levels_take_the_more_urgent_and_ask_for_review() -> None:
+    decision = decide(p(0.0, 0.0, 0.4, 0.45, 0.15), [], (), POLICY)
+    assert (decision.esi_level, decision.needs_review) == (3, True)
+    assert decision.review_reason == "ESI 3 vs 4 too close to call (P 0.40 vs 0.45): took ESI 3"
+    clear = decide(p(0.0, 0.0, 0.1, 0.8, 0.1), [], (), POLICY)
+    assert (clear.esi_level, clear.needs_review, clear.review_reason) == (4, False, "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(0.001, 1.0), min_size=5, max_size=5),
+    st.sampled_from([None, 1, 2]),
+)
+def test_the_floor_never_lowers_a_level(raw: list[float], floor: int | None) -> None:
+    probabilities = np.array(raw) / sum(raw)
+    evidence = [] if floor is None else [flag("X", floor, DecisionPoint.A if floor == 1 else DecisionPoint.B)]
+    decision = decide(probabilities, evidence, (), POLICY)
+    without = decide(probabilities, [], (), POLICY)
+    assert decision.esi_level <= without.esi_level
+    if floor is not None:
+        assert decision.esi_level <= floor
+
+
+def test_tuning_finds_the_threshold_that_catches_the_urgent_case_without_over_triage() -> None:
+    cases = [
+        TuningCase(p(0.0, 0.2, 0.8, 0.0, 0.0), (), (), 2, "vignettes"),
+        TuningCase(p(0.0, 0.02, 0.9, 0.08, 0.0), (), (), 3, "vignettes"),
+        TuningCase(p(0.0, 0.0, 0.1, 0.9, 0.0), (), (), 4, "records"),
+        TuningCase(p(0.0, 0.3, 0.7, 0.0, 0.0), (), (), 2, "records"),
+    ]
+    policy = tune_policy(cases)
+    figures = evaluate_policy(cases, policy)
+    assert {name: (item.recall, item.overtriage) for name, item in figures.items()} == {
+        "vignettes": (1.0, 0.0),
+        "records": (1.0, 0.0),
+    }
+    assert 0.02 < policy.urgent_threshold <= 0.2

@@ -1,0 +1,127 @@
+"""The ESI algorithm step by step: A (life-saving intervention), B (high risk), C (resources), D (danger-zone vitals).
+
+Each step is a rule, the learned model, or both, and the decision says which step decided, the resources it
+expects and the evidence. The red-flag rules set a floor: the level is never less urgent than any of them.
+When the calibrated probabilities cannot separate the decided level from the next more urgent one, the more
+urgent level is taken and the decision is flagged for review, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from triage_models.resources import level_for_resources, resource_count
+from triage_models.result import DecisionPoint, Evidence, Resource
+from triage_models.rules import rules_floor
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionPolicy:
+    """The learned thresholds of the algorithm, tuned on held-out (out-of-fold) predictions of real cases."""
+
+    urgent_threshold: float = 0.5
+    """Decision point B from the model: P(ESI 1) + P(ESI 2) at or above this gives ESI 1-2."""
+    review_ratio: float = 1.0
+    """Too close to call: the next more urgent level has at least this share of the decided level's probability
+    (1.0 never flags: it would need to be the more probable one, and then it was chosen already)."""
+    review_min_probability: float = 0.15
+    """...and at least this probability itself: two levels are both plausible, not both unlikely."""
+    danger_zone_threshold: float = 0.25
+    """Decision point D: with danger-zone vital signs, an ESI 3 becomes 2 when P(ESI 1-2) reaches this."""
+
+
+@dataclass(frozen=True, slots=True)
+class EsiDecision:
+    """The level, the decision point that set it, the expected resources, and whether a person should review."""
+
+    esi_level: int
+    decision_point: DecisionPoint
+    resources: tuple[Resource, ...]
+    resource_count: int
+    needs_review: bool = False
+    review_reason: str = ""
+
+
+def _urgent(probabilities: NDArray[np.float64], threshold: float) -> int | None:
+    """ESI 1 or 2 when the model's P(ESI 1-2) reaches the threshold (the more probable of the two), else None."""
+    if probabilities[0] + probabilities[1] >= threshold:
+        return 1 if probabilities[0] >= probabilities[1] else 2
+    return None
+
+
+def _resource_level(probabilities: NDArray[np.float64]) -> int:
+    """Decision point C: the most probable of ESI 3, 4 and 5 (the model reads the resource cues as features)."""
+    return int(np.argmax(probabilities[2:])) + 3
+
+
+def _floor_point(level: int, evidence: Sequence[Evidence]) -> DecisionPoint | None:
+    for hit in evidence:
+        if hit.floor and hit.esi_level == level:
+            return hit.decision_point
+    return None
+
+
+def _danger_zone(evidence: Sequence[Evidence]) -> bool:
+    return any(hit.decision_point is DecisionPoint.D for hit in evidence)
+
+
+def _steps(
+    probabilities: NDArray[np.float64], evidence: Sequence[Evidence], policy: DecisionPolicy
+) -> tuple[int, DecisionPoint]:
+    """Steps A, B, C and D in the handbook's order; the first that applies decides."""
+    floor = rules_floor(list(evidence))
+    urgent = _urgent(probabilities, policy.urgent_threshold)
+    if floor == 1 or urgent == 1:
+        return 1, _floor_point(1, evidence) or DecisionPoint.A
+    if floor == 2 or urgent == 2:
+        return 2, _floor_point(2, evidence) or (DecisionPoint.D if _danger_zone(evidence) else DecisionPoint.B)
+    level = _resource_level(probabilities)
+    if level == 3 and _danger_zone(evidence) and probabilities[0] + probabilities[1] >= policy.danger_zone_threshold:
+        return 2, DecisionPoint.D
+    return level, DecisionPoint.C
+
+
+def _review(
+    level: int, probabilities: NDArray[np.float64], floor: int | None, policy: DecisionPolicy
+) -> tuple[int, str]:
+    """The more urgent neighbour when the model cannot separate it from `level`, with the reason; else no change."""
+    if level == 1 or (floor is not None and floor <= level - 1):
+        return level, ""
+    decided, neighbour = probabilities[level - 1], probabilities[level - 2]
+    if neighbour < policy.review_ratio * decided or neighbour < policy.review_min_probability:
+        return level, ""
+    return level - 1, (
+        f"ESI {level - 1} vs {level} too close to call (P {neighbour:.2f} vs {decided:.2f}): took ESI {level - 1}"
+    )
+
+
+def decide(
+    probabilities: NDArray[np.float64],
+    evidence: Sequence[Evidence],
+    resources: tuple[Resource, ...],
+    policy: DecisionPolicy,
+) -> EsiDecision:
+    """Run the algorithm on the model's calibrated probabilities (ESI 1..5), the red flags and the resources."""
+    level, point = _steps(probabilities, evidence, policy)
+    floor = rules_floor(list(evidence))
+    reviewed, reason = _review(level, probabilities, floor, policy)
+    if reviewed != level:
+        point = DecisionPoint.A if reviewed == 1 else DecisionPoint.B if reviewed == 2 else DecisionPoint.C
+    return EsiDecision(
+        esi_level=reviewed,
+        decision_point=point,
+        resources=resources,
+        resource_count=resource_count(resources),
+        needs_review=bool(reason),
+        review_reason=reason,
+    )
+
+
+def rule_only_level(resources: tuple[Resource, ...], evidence: Sequence[Evidence]) -> int:
+    """The algorithm with rules alone (no model): the floor, else the resource count's level."""
+    floor = rules_floor(list(evidence))
+    return floor if floor is not None else level_for_resources(resource_count(resources))
