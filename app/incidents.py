@@ -37,7 +37,17 @@ def classification_view(classification: Classification | None) -> dict[str, Any]
         "evidence": classification.evidence,
         "predicted_output_tokens": classification.predicted_output_tokens,
         "model_version": classification.model_version,
+        "needs_review": classification.needs_review,
+        "review_reason": classification.review_reason,
+        "resources": classification.resources,
+        "resource_count": classification.resource_count,
     }
+
+
+def review_pending(incident: Incident) -> bool:
+    """The classification asked for a person's look and no dispatcher has set the level yet (an override, even to
+    the same level, resolves the review)."""
+    return incident.needs_review and incident.override_level is None
 
 
 def event_view(event: IncidentEvent) -> dict[str, Any]:

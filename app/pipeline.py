@@ -9,10 +9,11 @@ classified incident that is neither done nor in the heap (after a Redis restart,
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import logging
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -29,11 +30,13 @@ from app.db.models import (
 )
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
-from app.settings import Settings
+from app.settings import Settings, get_settings
 from scheduler.cost_model import CostModel
 from scheduler.engines.hf import CPU_DEFAULT_COSTS
 from scheduler.redis_heap import RedisSemanticHeap
+from triage_models.llm import LLM_PROMPT_VERSION
 from triage_models.pipeline import Triager
+from triage_models.result import TriageResult
 
 log = logging.getLogger(__name__)
 
@@ -101,14 +104,46 @@ def arrival_us(incident: Incident) -> int:
     return int(incident.accepted_at.timestamp() * 1_000_000)
 
 
-@functools.cache
-def triager_for(model_dir: str | None) -> Triager:
-    """The triage models, loaded (or trained on first use) once per process."""
-    from pathlib import Path
+_triagers: dict[tuple[str, str], tuple[tuple[int, int] | None, Triager]] = {}
+"""(model directory, triage backend) -> (the stamp of its `meta.json` when loaded, the triager)."""
+_triagers_lock = threading.Lock()
 
-    from triage_models.store import load_or_train_default
 
-    return Triager(load_or_train_default(Path(model_dir) if model_dir else None))
+def _meta_stamp(directory: Path) -> tuple[int, int] | None:
+    """`meta.json`'s modification time (ns) and inode, None when absent. A promotion replaces the directory by
+    rename, so both change (the inode also when a copy kept the old file's time)."""
+    try:
+        stat = (directory / "meta.json").stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
+
+
+def triager_for(model_dir: str | None, settings: Settings | None = None) -> Triager:
+    """The triage models of a directory (default `default_model_dir()`), loaded (or trained on first use) once and
+    again whenever a promoted model replaces them: one stat of `meta.json` per call. With `triage_backend = "llm"`
+    (in `settings`, else the process's) the engine's model classifies and the trained model is the fallback."""
+    from triage_models.llm import LLMClassifier
+    from triage_models.store import default_model_dir, load_or_train_default
+
+    settings = settings or get_settings()
+    directory = Path(model_dir) if model_dir else default_model_dir()
+    key = (str(directory), settings.triage_backend)
+    with _triagers_lock:
+        stamp = _meta_stamp(directory)  # before loading: a promotion during the load is picked up next call
+        cached = _triagers.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        model = load_or_train_default(Path(model_dir) if model_dir else None)
+        log.info("triage model %s loaded from %s (backend %s)", model.version, directory, settings.triage_backend)
+        if settings.triage_backend == "llm":
+            from app.triage_llm import engine_generator
+
+            triager = Triager(model, llm=LLMClassifier(engine_generator(settings)))
+        else:
+            triager = Triager(model)
+        _triagers[key] = (stamp, triager)
+        return triager
 
 
 def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: str) -> str:
@@ -121,43 +156,17 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
             return "missing"
         if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
             return "finished"
-        version = triager.model.version
+        # With the llm backend a classification is recorded under the prompt's version too (or the trained
+        # model's when the llm fell back): either means this model has classified the incident.
+        versions = (triager.model.version, f"{LLM_PROMPT_VERSION}+{triager.model.version}")
         done = session.scalar(
             select(Classification.id).where(
-                Classification.incident_id == incident_id, Classification.model_version == version
+                Classification.incident_id == incident_id, Classification.model_version.in_(versions)
             )
         )
         action = "already classified"
         if done is None:
-            result = triager.classify(incident.text)
-            session.add(
-                Classification(
-                    incident_id=incident_id,
-                    esi_level=result.esi_level,
-                    classifier_level=result.classifier_level,
-                    decision_point=result.decision_point.value,
-                    probabilities={str(level): p for level, p in result.probabilities.items()},
-                    evidence=[item.to_json() for item in result.evidence],
-                    predicted_output_tokens=result.predicted_output_tokens,
-                    model_version=result.model_version,
-                    backend=result.backend,
-                )
-            )
-            before = {"esi_level": incident.esi_level}
-            incident.model_level = result.esi_level
-            session.refresh(incident, ["override_level"])  # an override made while the models ran wins
-            incident.esi_level = incident.override_level or result.esi_level
-            incident.predicted_output_tokens = result.predicted_output_tokens
-            incident.classified_at = utcnow()
-            session.add(
-                IncidentEvent(
-                    incident_id=incident_id,
-                    actor="system:classifier",
-                    action="classified",
-                    before=before,
-                    after={"esi_level": incident.esi_level, "model_version": result.model_version},
-                )
-            )
+            _record_classification(session, incident, triager.classify(incident.text))
             action = "classified"
         if incident.guidance_state == GuidanceState.PENDING:
             incident.guidance_state = GuidanceState.QUEUED.value
@@ -172,6 +181,49 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
     if current is not None and current != level:
         heap.rekey(incident_id, current)
     return action
+
+
+def _record_classification(session: Session, incident: Incident, result: TriageResult) -> None:
+    """Store a classification, set the incident's levels and review flag (an override made meanwhile wins), and
+    write the audit event; the caller commits."""
+    session.add(
+        Classification(
+            incident_id=incident.id,
+            esi_level=result.esi_level,
+            classifier_level=result.classifier_level,
+            decision_point=result.decision_point.value,
+            probabilities={str(level): p for level, p in result.probabilities.items()},
+            evidence=[item.to_json() for item in result.evidence],
+            predicted_output_tokens=result.predicted_output_tokens,
+            model_version=result.model_version,
+            backend=result.backend,
+            needs_review=result.needs_review,
+            review_reason=result.review_reason[:255],
+            resources=[item.to_json() for item in result.resources],
+            resource_count=result.resource_count,
+        )
+    )
+    before = {"esi_level": incident.esi_level}
+    incident.model_level = result.esi_level
+    session.refresh(incident, ["override_level"])  # an override made while the models ran wins
+    incident.esi_level = incident.override_level or result.esi_level
+    incident.predicted_output_tokens = result.predicted_output_tokens
+    incident.needs_review = result.needs_review
+    incident.review_reason = result.review_reason[:255]
+    incident.classified_at = utcnow()
+    after: dict[str, object] = {"esi_level": incident.esi_level, "model_version": result.model_version}
+    if result.needs_review:
+        after["needs_review"] = True
+    session.add(
+        IncidentEvent(
+            incident_id=incident.id,
+            actor="system:classifier",
+            action="classified",
+            before=before,
+            after=after,
+            reason=result.review_reason or None,
+        )
+    )
 
 
 def publish_classify_default(incident_id: str) -> None:

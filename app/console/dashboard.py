@@ -1,22 +1,25 @@
-"""The supervisor's dashboard: the last hour from the database, drawn with matplotlib."""
+"""The supervisor's dashboard: the last hour from the database (matplotlib), and weekly agreement with dispatchers."""
 
 from __future__ import annotations
 
 import datetime as dt
+import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.console.render import ESI_COLOURS
-from app.db.models import Incident, IncidentEvent, Outcome, utcnow
+from app.db.models import Classification, Incident, IncidentEvent, Outcome, utcnow
 from scheduler.request import ESI_LEVELS
 
 FIRST_TOKEN_TARGET_S = {1: 10.0, 2: 30.0, 3: 60.0, 4: 120.0, 5: 300.0}
 """Per-level targets for the first guidance token after intake (the centre's own service levels)."""
 WINDOW = dt.timedelta(hours=1)
+AGREEMENT_WEEKS = 8
+"""How many ISO weeks (UTC, the current one included) the agreement table covers."""
 
 
 @dataclass(slots=True)
@@ -144,3 +147,94 @@ def dashboard_figure(data: DashboardData) -> Any:
     axis.set_xlabel("hours ago")
     axis.legend(fontsize="small")
     return figure
+
+
+@dataclass(frozen=True, slots=True)
+class WeekAgreement:
+    """One ISO week (by arrival, UTC) of classified incidents: the model's level against the final level."""
+
+    week: str
+    """ISO year and week, e.g. "2026-W47"."""
+    classified: int
+    overridden: int
+    """Incidents a dispatcher set the level of (an override, even to the model's level)."""
+    agreed: int
+    """Incidents whose final level is the model's level."""
+    up: int
+    """Final level more urgent than the model's."""
+    down: int
+    """Final level less urgent than the model's."""
+
+    @property
+    def agreement(self) -> float:
+        return self.agreed / self.classified
+
+
+def iso_week(moment: dt.datetime | dt.date) -> str:
+    year, week, _ = moment.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def agreement_weeks(now: dt.datetime, weeks: int = AGREEMENT_WEEKS) -> tuple[dt.datetime, list[str]]:
+    """The first Monday 00:00 UTC of the window, and the window's ISO weeks, oldest first."""
+    monday = now.astimezone(dt.UTC).date() - dt.timedelta(days=now.astimezone(dt.UTC).weekday())
+    first = monday - dt.timedelta(weeks=weeks - 1)
+    labels = [iso_week(first + dt.timedelta(weeks=index)) for index in range(weeks)]
+    return dt.datetime.combine(first, dt.time(), tzinfo=dt.UTC), labels
+
+
+def weekly_agreement(
+    session: Session, now: dt.datetime | None = None, weeks: int = AGREEMENT_WEEKS
+) -> list[WeekAgreement]:
+    """Per ISO week with classified incidents (weeks without any are left out, not zero): how many, how many a
+    dispatcher overrode, and how many ended at the latest classification's level, above it or below it."""
+    now = now or utcnow()
+    start, _ = agreement_weeks(now, weeks)
+    in_window = (Incident.accepted_at >= start) & (Incident.accepted_at <= now)
+    latest = (
+        select(Classification.incident_id, func.max(Classification.id).label("id"))
+        .join(Incident, Incident.id == Classification.incident_id)
+        .where(in_window)
+        .group_by(Classification.incident_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(Incident.accepted_at, Classification.esi_level, Incident.esi_level, Incident.override_level)
+        .join(latest, latest.c.incident_id == Incident.id)
+        .join(Classification, Classification.id == latest.c.id)
+    ).all()
+    counts: dict[str, list[int]] = {}
+    for accepted_at, model_level, final_level, override_level in rows:
+        week = counts.setdefault(iso_week(accepted_at), [0, 0, 0, 0, 0])
+        final = final_level if final_level is not None else model_level
+        week[0] += 1
+        week[1] += override_level is not None
+        week[2] += final == model_level
+        week[3] += final < model_level
+        week[4] += final > model_level
+    return [WeekAgreement(week, *figures) for week, figures in sorted(counts.items())]
+
+
+def render_agreement(data: list[WeekAgreement], now: dt.datetime | None = None, weeks: int = AGREEMENT_WEEKS) -> str:
+    """The weekly agreement table, every week of the window listed (a week without data says so)."""
+    _, labels = agreement_weeks(now or utcnow(), weeks)
+    by_week = {item.week: item for item in data}
+    lines = [
+        '<table class="agreement"><caption>Model and dispatchers, by ISO week (UTC)</caption><thead><tr>'
+        "<th>week</th><th>classified</th><th>overridden</th><th>final = model</th>"
+        '<th title="final level more urgent than the model\'s">up-triaged</th>'
+        '<th title="final level less urgent than the model\'s">down-triaged</th></tr></thead><tbody>'
+    ]
+    for label in reversed(labels):
+        item = by_week.get(label)
+        if item is None:
+            lines.append(
+                f'<tr><td>{html.escape(label)}</td><td colspan="5" class="empty">no classified incidents</td></tr>'
+            )
+            continue
+        lines.append(
+            f"<tr><td>{html.escape(label)}</td><td>{item.classified}</td><td>{item.overridden}</td>"
+            f"<td>{item.agreed} ({item.agreement:.0%})</td><td>{item.up}</td><td>{item.down}</td></tr>"
+        )
+    lines.append("</tbody></table>")
+    return "".join(lines)

@@ -13,6 +13,8 @@ ANSWER_TARGET_S = 15
 """NENA call answering target."""
 PROCESS_TARGET_S = 60
 """NFPA 1225 call processing target."""
+QUOTE_OPEN, QUOTE_CLOSE = "\u2039", "\u203a"
+"""Single guillemets around the words that suggest a resource."""
 ENGINE_STATES = {
     "pending": "classifying",
     "queued": "queued",
@@ -29,6 +31,12 @@ def badge(level: int | None, overridden: bool = False) -> str:
     mark = " ✎" if overridden else ""
     title = ' title="overridden by a dispatcher"' if overridden else ""
     return f'<span class="esi esi-{level}" style="background:{ESI_COLOURS[level]}"{title}>ESI {level}{mark}</span>'
+
+
+def review_badge(reason: str) -> str:
+    """The mark beside the ESI badge of a row whose triage a person should look at; the reason on hover."""
+    title = html.escape(reason or "the models could not separate two levels", quote=True)
+    return f'<span class="review" title="{title}">review</span>'
 
 
 def wait_class(waited_s: float) -> str:
@@ -59,9 +67,10 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
     ]
     for row in rows:
         chosen = " selected" if row.incident_id == selected else ""
+        review = review_badge(row.review_reason) if row.review_pending else ""
         lines.append(
             f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
-            f"<td>{badge(row.esi_level, row.overridden)}</td>"
+            f"<td>{badge(row.esi_level, row.overridden)}{review}</td>"
             f'<td class="{wait_class(row.waited_s)}">{clock(row.waited_s)}</td>'
             f"<td>{html.escape(row.chief_complaint)}</td>"
             f'<td class="status">{row.status}</td>'
@@ -75,12 +84,22 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
     return "".join(lines)
 
 
+def _span(item: dict[str, Any]) -> tuple[int, int] | None:
+    """An evidence item's `"span": [start, end]` (as `classify_incident` stores it), if well formed."""
+    span = item.get("span")
+    if isinstance(span, list | tuple) and len(span) == 2 and all(isinstance(value, int) for value in span):
+        start, end = int(span[0]), int(span[1])
+        if 0 <= start < end:
+            return start, end
+    return None
+
+
 def highlight(text: str, evidence: Sequence[dict[str, Any]]) -> str:
     """The message with each rule's matched span marked (overlaps merged into the first)."""
     spans = sorted(
-        (int(item["start"]), int(item["end"]), str(item.get("description") or item.get("rule_id")))
+        (*span, str(item.get("description") or item.get("rule_id")))
         for item in evidence
-        if isinstance(item.get("start"), int) and isinstance(item.get("end"), int) and 0 <= item["start"] < item["end"]
+        if (span := _span(item)) is not None
     )
     out, position = [], 0
     for start, end, title in spans:
@@ -91,6 +110,32 @@ def highlight(text: str, evidence: Sequence[dict[str, Any]]) -> str:
         position = end
     out.append(html.escape(text[position:]))
     return f'<div class="message">{"".join(out)}</div>'
+
+
+def render_review(classification: dict[str, Any], pending: bool, esi_level: int | None) -> str:
+    """The line about a triage the models could not settle: open, or resolved by a dispatcher's override."""
+    if not classification.get("needs_review"):
+        return ""
+    reason = html.escape(classification.get("review_reason") or "the models could not separate two levels")
+    if pending:
+        return f'<p class="review-line">Triage needs review: {reason}</p>'
+    return (
+        f'<p class="review-line resolved">Triage needed review: {reason} · resolved by a dispatcher\'s override '
+        f"(ESI {esi_level})</p>"
+    )
+
+
+def render_resources(classification: dict[str, Any]) -> str:
+    """The predicted ESI resources with the words that suggest them, e.g. "Resources (2): imaging \u2039x-ray\u203a"."""
+    resources = classification.get("resources") or []
+    if not resources:
+        return ""
+    items = ", ".join(
+        f"{html.escape(str(item.get('kind', '')).replace('_', ' '))} "
+        f"{QUOTE_OPEN}{html.escape(str(item.get('text', '')))}{QUOTE_CLOSE}"
+        for item in resources
+    )
+    return f'<p class="resources">Resources ({int(classification.get("resource_count") or 0)}): {items}</p>'
 
 
 def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
@@ -119,6 +164,8 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
             f"red flags: {rules}<br>{probabilities}<br>"
             f"<small>{html.escape(classification['model_version'])}</small></p>"
         )
+        parts.append(render_review(classification, bool(detail.get("review_pending")), detail["esi_level"]))
+        parts.append(render_resources(classification))
     else:
         parts.append("<p>Not classified yet.</p>")
     history = ["<table class='events'><tr><th>when</th><th>who</th><th>what</th><th>change</th><th>reason</th></tr>"]
@@ -140,6 +187,15 @@ CSS = """
 .esi { color: #fff; font-weight: 700; padding: 2px 8px; border-radius: 10px; white-space: nowrap; }
 .esi-3 { color: #222 !important; }
 .esi-none { background: #9e9e9e; }
+.review { color: #fff; background: #6a1b9a; font-weight: 700; padding: 2px 8px; border-radius: 10px; margin-left: 6px;
+  white-space: nowrap; cursor: help; }
+.review-line { color: #6a1b9a; font-weight: 700; }
+.review-line.resolved { color: #555; font-weight: 400; }
+table.agreement { border-collapse: collapse; font-size: 14px; margin-top: 12px; }
+table.agreement caption { text-align: left; font-weight: 700; padding-bottom: 4px; }
+table.agreement th, table.agreement td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
+table.agreement td:first-child, table.agreement th:first-child, table.agreement td.empty { text-align: left; }
+table.agreement td.empty { color: #777; font-style: italic; }
 table.queue { width: 100%; border-collapse: collapse; font-size: 15px; }
 table.queue th, table.queue td { padding: 6px 8px; border-bottom: 1px solid #ddd; text-align: left; }
 table.queue tr.incident { cursor: pointer; }

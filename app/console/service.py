@@ -24,7 +24,14 @@ from app.db.models import (
     User,
     utcnow,
 )
-from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
+from app.incidents import (
+    URGENCY_ORDER,
+    classification_view,
+    event_view,
+    incident_events,
+    latest_classification,
+    review_pending,
+)
 
 DISPATCH_ROLES = (Role.DISPATCHER, Role.SUPERVISOR)
 DISPOSITIONS = ("transported", "treated on scene", "no patient found", "refused care", "duplicate call", "other")
@@ -56,6 +63,9 @@ class QueueRow:
     claimed_by: str | None
     guidance_state: str
     waited_s: float
+    review_pending: bool = False
+    """The classification asked for a person's look and no dispatcher has set the level yet."""
+    review_reason: str = ""
 
 
 def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
@@ -78,6 +88,8 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             claimed_by=claimer,
             guidance_state=incident.guidance_state,
             waited_s=max(0.0, (now - incident.accepted_at).total_seconds()),
+            review_pending=review_pending(incident),
+            review_reason=incident.review_reason,
         )
         for incident, claimer in rows
     ]
@@ -98,6 +110,7 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "status": incident.status,
         "guidance_state": incident.guidance_state,
         "accepted_at": incident.accepted_at,
+        "review_pending": review_pending(incident),
         "classification": classification_view(latest_classification(session, incident_id)),
         "guidance": incident.guidance.text if incident.guidance is not None else "",
         "events": [event_view(event) for event in incident_events(session, incident_id)],

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 
 from app.auth import Principal
-from app.console.dashboard import dashboard_data, dashboard_figure
+from app.console.dashboard import dashboard_data, dashboard_figure, render_agreement, weekly_agreement
 from app.console.render import CSS, HEAD, render_incident, render_queue
 from app.console.service import (
     DISPATCH_ROLES,
@@ -219,10 +219,12 @@ def build_console(settings: Settings) -> gr.Blocks:
             try_hand_over(incident_id)
         return f"Accepted: incident {incident_id}."
 
-    def refresh_dashboard(request: gr.Request) -> Any:
+    def refresh_dashboard(request: gr.Request) -> tuple[Any, str]:
         require(principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
         with session_scope(url) as session:
-            return dashboard_figure(dashboard_data(session))
+            now = dt.datetime.now(dt.UTC)
+            figure = dashboard_figure(dashboard_data(session, now))
+            return figure, render_agreement(weekly_agreement(session, now), now)
 
     def search_audit(
         incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
@@ -286,6 +288,7 @@ def build_console(settings: Settings) -> gr.Blocks:
                 accepted = gr.Markdown(elem_id="new-result")
             with gr.Tab("Dashboard", id="dashboard", visible=False) as dashboard_tab:
                 plot = gr.Plot(elem_id="dashboard-plot")
+                agreement = gr.HTML(elem_id="dashboard-agreement")
                 refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
             with gr.Tab("Audit", id="audit", visible=False) as audit_tab:
                 with gr.Row():
@@ -323,8 +326,8 @@ def build_console(settings: Settings) -> gr.Blocks:
                 api_name=f"action_{action}",
             )
         submit.click(new_message, inputs=[text, caller, location], outputs=[accepted])
-        refresh.click(refresh_dashboard, outputs=[plot])
-        dashboard_tab.select(refresh_dashboard, outputs=[plot])
+        refresh.click(refresh_dashboard, outputs=[plot, agreement])
+        dashboard_tab.select(refresh_dashboard, outputs=[plot, agreement])
         search.click(
             search_audit, inputs=[audit_incident, audit_actor, audit_action, audit_minutes], outputs=[table, csv_file]
         )

@@ -111,6 +111,10 @@ class Incident(Base):
     engine_seen_at: Mapped[dt.datetime | None]
     """Last time an engine worker said it is serving this incident (renewed with its lease)."""
     claimed_by: Mapped[str | None] = mapped_column(ForeignKey("users.id"))
+    needs_review: Mapped[bool] = mapped_column(default=False, server_default="0")
+    """The latest classification could not separate two levels (the more urgent was taken): a person should look.
+    A dispatcher's override resolves it (see `app.incidents.review_pending`)."""
+    review_reason: Mapped[str] = mapped_column(String(255), default="", server_default="")
 
     classifications: Mapped[list[Classification]] = relationship(
         back_populates="incident", order_by="Classification.id"
@@ -136,6 +140,12 @@ class Classification(Base):
     model_version: Mapped[str] = mapped_column(String(128))
     backend: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    needs_review: Mapped[bool] = mapped_column(default=False, server_default="0")
+    """The models could not separate two levels: the more urgent one was taken and a person should look."""
+    review_reason: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    resources: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list, server_default="[]")
+    """Predicted ESI resources: {"kind", "weight", "span": [start, end], "text"} each."""
+    resource_count: Mapped[int] = mapped_column(default=0, server_default="0")
 
     incident: Mapped[Incident] = relationship(back_populates="classifications")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -118,10 +119,13 @@ def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) 
 
 def test_evidence_is_marked_in_the_escaped_message() -> None:
     text = "He is <not> breathing and has chest pain"
-    evidence = [
-        {"start": 6, "end": 21, "description": "not breathing"},
-        {"start": 30, "end": 40, "description": "chest pain"},
+    evidence: list[dict[str, Any]] = [  # as classify_incident stores them (Evidence.to_json)
+        {"rule_id": "apnea", "span": [6, 21], "description": "not breathing", "text": "<not> breathing"},
+        {"rule_id": "chest_pain", "span": [30, 40], "description": "chest pain", "text": "chest pain"},
+        {"rule_id": "bad", "span": [40, 30], "description": "an empty span is left alone"},
     ]
     marked = highlight(text, evidence)
-    assert '<mark title="not breathing">&lt;not&gt; breathing</mark>' in marked
-    assert '<mark title="chest pain">chest pain</mark>' in marked
+    assert marked == (
+        '<div class="message">He is <mark title="not breathing">&lt;not&gt; breathing</mark> and has '
+        '<mark title="chest pain">chest pain</mark></div>'
+    )

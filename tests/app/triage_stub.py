@@ -1,0 +1,120 @@
+"""Classify incidents through `classify_incident` with a chosen triage result (no trained model, no Redis)."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, make_url, text
+
+from app import pipeline
+from app.db.migrate import upgrade
+from app.settings import Settings
+from triage_models.result import DecisionPoint, Evidence, Resource, TriageResult
+
+REVIEW_TEXT = "Fell off a ladder, wrist swollen, chest pain now; will need an x-ray and blood work"
+REVIEW_REASON = "ESI 2 vs 3 too close to call (0.41 vs 0.38)"
+
+
+def review_result(model_version: str = "stub-1") -> TriageResult:
+    """ESI 2 taken over 3, too close to call: two resources, one red flag (offsets into REVIEW_TEXT)."""
+    chest = REVIEW_TEXT.index("chest pain")
+    xray = REVIEW_TEXT.index("x-ray")
+    blood = REVIEW_TEXT.index("blood work")
+    return TriageResult(
+        esi_level=2,
+        probabilities={1: 0.05, 2: 0.41, 3: 0.38, 4: 0.1, 5: 0.06},
+        classifier_level=2,
+        decision_point=DecisionPoint.B,
+        evidence=(
+            Evidence(
+                rule_id="chest_pain",
+                esi_level=2,
+                decision_point=DecisionPoint.B,
+                description="chest pain: consider ESI 2",
+                start=chest,
+                end=chest + len("chest pain"),
+                text="chest pain",
+                floor=False,
+            ),
+        ),
+        predicted_output_tokens=120,
+        model_version=model_version,
+        backend="stub",
+        resources=(
+            Resource("imaging", xray, xray + len("x-ray"), "x-ray"),
+            Resource("labs", blood, blood + len("blood work"), "blood work"),
+        ),
+        resource_count=2,
+        needs_review=True,
+        review_reason=REVIEW_REASON,
+    )
+
+
+def plain_result(esi_level: int, model_version: str = "stub-1") -> TriageResult:
+    """A confident result at `esi_level` (no review, no resources, no evidence)."""
+    probabilities = {level: (0.9 if level == esi_level else 0.025) for level in range(1, 6)}
+    return TriageResult(
+        esi_level=esi_level,
+        probabilities=probabilities,
+        classifier_level=esi_level,
+        decision_point=DecisionPoint.C,
+        predicted_output_tokens=80,
+        model_version=model_version,
+        backend="stub",
+    )
+
+
+class FakeHeap:
+    """What `classify_incident` asks of the Redis heap, remembered."""
+
+    def __init__(self) -> None:
+        self.pushed: list[tuple[str, int]] = []
+
+    def push(self, incident_id: str, esi_level: int, remaining_s: float, arrival_us: int) -> bool:
+        self.pushed.append((incident_id, esi_level))
+        return True
+
+    def rekey(self, incident_id: str, esi_level: int) -> str:
+        return "queued"
+
+
+@dataclasses.dataclass
+class _StubModel:
+    version: str
+
+
+class StubTriager:
+    def __init__(self, result: TriageResult) -> None:
+        self.result = result
+        self.model = _StubModel(result.model_version)
+
+    def classify(self, message: str | bytes) -> TriageResult:
+        return self.result
+
+
+def classify_with(monkeypatch: pytest.MonkeyPatch, url: str, incident_id: str, result: TriageResult) -> str:
+    """Run the real `classify_incident` on the database at `url` with the triager answering `result`."""
+    monkeypatch.setattr(pipeline, "triager_for", lambda *args, **kwargs: StubTriager(result))
+    heap: Any = FakeHeap()
+    return pipeline.classify_incident(Settings(database_url=url), heap, incident_id)
+
+
+def fresh_database(request: pytest.FixtureRequest, tmp_path: Path, backend: str, revision: str = "head") -> str:
+    """An empty database migrated to `revision`: a SQLite file, or a new database on the session's PostgreSQL
+    server."""
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'triage.db'}"
+    else:
+        server = make_url(request.getfixturevalue("postgres_url"))
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        engine = create_engine(server, isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        engine.dispose()
+        url = server.set(database=name).render_as_string(hide_password=False)
+    upgrade(url, revision)
+    return url
