@@ -450,6 +450,16 @@ def load_tokenizer(model: str) -> Any:
     return AutoTokenizer.from_pretrained(model)
 
 
+def serving_positions(engine: Engine, model: str) -> int:
+    """The longest sequence the engine serves with this model: the model's positions, capped by the engine's own
+    `max_model_len` when it has one (vLLM). Shared with the `llm` triage backend (`app/triage_llm.py`)."""
+    max_positions = model_positions(model)
+    engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
+    if isinstance(engine_limit, int):
+        max_positions = min(max_positions, engine_limit)
+    return max_positions
+
+
 async def serve_engine(settings: Settings) -> None:
     """Start the engine and run the worker until cancelled."""
     model = resolve_model(settings.model)
@@ -457,10 +467,7 @@ async def serve_engine(settings: Settings) -> None:
     log.info("engine worker: starting %s engine with %s", settings.engine, model)
     await engine.start()
     tokenizer = await asyncio.to_thread(load_tokenizer, model)
-    max_positions = await asyncio.to_thread(model_positions, model)
-    engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
-    if isinstance(engine_limit, int):
-        max_positions = min(max_positions, engine_limit)
+    max_positions = await asyncio.to_thread(serving_positions, engine, model)
     name = Path(model).name if Path(model).exists() else model
     worker = EngineWorker(settings, engine, tokenizer, name, max_positions)
     try:

@@ -69,6 +69,11 @@ class Settings(BaseSettings):
 
     model_dir: Path | None = None
     """The triage classifier's directory (default: trained on first use into the user cache)."""
+    triage_backend: Literal["trained", "llm"] = "trained"
+    """`llm`: the engine's own model (TRIAGE_ENGINE, TRIAGE_MODEL) assigns the ESI level through the product's
+    engine; the red-flag rules still set the floor and the trained model answers whenever the LLM fails."""
+    triage_llm_timeout_s: float = Field(default=20.0, gt=0)
+    """The llm backend's wait for an answer (engine start included); past it the trained model's level is used."""
     outbox_redeliver_s: float = 30.0
     """A stored message not yet classified is handed to the workers again after this long."""
     reconcile_interval_s: float = 2.0
