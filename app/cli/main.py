@@ -8,6 +8,7 @@ from app.cli.bench import bench_app
 from app.cli.engine import engine_app
 from app.cli.ops import db_app, serve, users_app, worker
 from app.cli.triage import triage_app
+from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
 
 cli = typer.Typer(
     name="triage-dispatch",
