@@ -1146,6 +1146,15 @@ def _vital_rules(vitals: Vitals) -> list[Evidence]:
 
 
 _COMPILED = [(rule, *rule.compiled()) for rule in PHRASE_RULES]
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation of a rule's patterns: a quick test that none can match, before the exact one per pattern."""
+    return _compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', pattern)})" for pattern in patterns))
+
+
+_ANY_OF = [_any_of(rule.patterns) for rule in PHRASE_RULES]
 # Red flags worded as negations ("not breathing", "no pulse", "won't wake up") must not negate what follows
 # them ("not breathing and has no pulse"), so they are masked before negation scopes are looked for.
 _NEGATIVE_FORM = re.compile(
@@ -1159,8 +1168,13 @@ _SELF_NEGATED = [
 ]
 
 
+_ANY_SELF_NEGATED = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', p.pattern)})" for p in _SELF_NEGATED), re.I)
+
+
 def _mask_negative_red_flags(text: str) -> str:
     masked = text
+    if _ANY_SELF_NEGATED.search(text) is None:
+        return masked
     for pattern in _SELF_NEGATED:
         masked = pattern.sub(lambda match: "x" * len(match.group(0)), masked)
     return masked
@@ -1186,7 +1200,9 @@ def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
     """Every red flag in the message, most urgent first; empty when none fires."""
     hits: list[Evidence] = []
     masked = _mask_negative_red_flags(text)
-    for rule, patterns, context in _COMPILED:
+    for (rule, patterns, context), any_of in zip(_COMPILED, _ANY_OF, strict=True):
+        if any_of.search(text) is None:  # most rules match nothing: one scan instead of one per pattern
+            continue
         # A life threat is only taken as negated by a negation right before it ("not choking", "no agonal").
         match = _first_unnegated(patterns, text, masked, 3 if rule.esi_level == 1 else 6)
         if match is None:
