@@ -16,7 +16,6 @@ from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
 from scheduler.cost_model import PROFILES
 from scheduler.request import ESI_LEVELS
 from scheduler.sim.experiments import BASELINES, EXPERIMENTS, PointResult, experiment_points, run_experiment
-from scheduler.sim.report import format_figure, policy_cells, write_report
 
 bench_app = typer.Typer(help="Benchmarks: simulated experiments and scheduler overhead.", no_args_is_help=True)
 _out = Console()
@@ -39,6 +38,8 @@ def _point_table(point: PointResult, title: str) -> Table:
     table.add_column("overall", justify="right")
     table.add_column("ESI-1 p99", justify="right")
     table.add_column("evictions", justify="right")
+    from scheduler.sim.report import format_figure, policy_cells  # pandas and matplotlib: only when reporting
+
     for name, summary in point.summaries.items():
         table.add_row(
             name,
@@ -119,6 +120,8 @@ def bench_sim(
             progress=lambda name: progress.update(task, advance=1, description=f"{experiment}: {name} done"),
         )
     if out is not None:
+        from scheduler.sim.report import write_report
+
         for path in write_report(result, out):
             _err.print(f"wrote {path}")
     if as_json:
