@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint install services clean
+.PHONY: run test lint install services screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ lint: install
 # pytest exits 5 when it collects no tests; make treats that as a failure, so an empty run cannot pass.
 test: lint services
 	$(BIN)/pytest
+
+# The console screenshots in docs/img/ (the tests alone write theirs to a scratch directory).
+screenshots: install services
+	TRIAGE_SCREENSHOTS_DIR=docs/img $(BIN)/pytest -q tests/app/console/test_console_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

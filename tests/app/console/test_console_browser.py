@@ -1,15 +1,18 @@
 """The console in real headless Chromium (Debian `chromium`, driven by Playwright) against the whole product:
-redis-server, the web app, a Celery worker and the engine worker. Also takes the screenshots in docs/img/."""
+redis-server, the web app, a Celery worker and the engine worker. Also takes the console's screenshots
+(`make screenshots` writes them to docs/img/)."""
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +27,9 @@ from tests.app.stack import ROOT, Stack, start_product
 playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
 
 SECRET = "whsec_" + base64.b64encode(b"console-test-secret-32-random-by").decode()
-IMAGES = ROOT / "docs" / "img"
+IMAGES = Path(os.environ.get("TRIAGE_SCREENSHOTS_DIR") or tempfile.mkdtemp(prefix="console-screenshots-"))
+"""A scratch directory, so that the tests leave the checkout as they found it; `make screenshots` points this at
+docs/img to refresh the README's pictures."""
 CALLS = {
     "critical": "My husband collapsed and he is not breathing, no pulse, please hurry",
     "moderate": "Woman with abdominal pain since this morning, vomiting twice, she can walk",
