@@ -7,13 +7,19 @@ vLLM's engine core may run in another process, so everything the scheduler needs
   is then the least urgent, longest-remaining one.
 - `SamplingParams.extra_args["predicted_output_tokens"]` carries the predicted answer length (limited preemption).
 
+A priority outside that encoding (vLLM's default 0, a client's own scale) is read, everywhere, as ESI 5 with the
+longest remaining work the encoding can carry (`decoded_priority`): the scheduler stores the decoded value on the
+request at `add_request`, so vLLM's own waiting heap and OOM victim choice read it exactly as this policy does.
+
 On top of the stock `policy="priority"` behaviour this scheduler:
 - fixes vllm-project/vllm#40004: before each step, if the most urgent waiting request is of a more urgent ESI
-  level than some running request and the batch is full or the KV cache cannot hold its prompt, the least urgent,
-  longest-remaining running request is preempted (recompute), honouring limited preemption (a request past 80 % of
-  its predicted answer is kept, except for an ESI 1 request) and a cap on preemptions per request;
+  level than some running request and the batch is full (vLLM's admission limit) or the KV cache cannot hold its
+  prompt, the least urgent, longest-remaining running request is preempted (recompute), honouring limited
+  preemption (a request past 80 % of its predicted answer is kept, except for an ESI 1 request) and a cap on
+  preemptions per request;
 - is stage-aware: while the most urgent running request is decoding and only less urgent requests wait, prefills
-  are deferred for that step (vLLM's `throttle_prefills`).
+  are deferred for that step (vLLM's `throttle_prefills`), for at most `max_deferred_steps` steps in a row;
+- does neither while vLLM's scheduler is paused (`pause_state`): the step is vLLM's own.
 """
 
 from __future__ import annotations
@@ -22,12 +28,21 @@ import time
 from typing import Any
 
 from vllm.v1.core.sched.async_scheduler import AsyncScheduler
+from vllm.v1.core.sched.interface import PauseState
 from vllm.v1.core.sched.scheduler import Scheduler
 
 from scheduler.cost_model import CostModel
 
 PRIORITY_SCALE = 10**8
 """ESI level times this, plus milliseconds of estimated remaining work (capped below the scale)."""
+
+UNENCODED_PRIORITY = 6 * PRIORITY_SCALE - 1
+"""How a priority outside our encoding is read: ESI 5 with the longest remaining work the encoding can carry.
+
+Such a request was never triaged (the product encodes every request it submits), so it must never outrank triaged
+work: reading vLLM's default 0 as vLLM does (the most urgent of all) would put it ahead of ESI 1. ESI 5 keeps it
+behind every triaged level; "longest remaining" makes it, among ESI 5, the first victim and the last admitted, so
+an unknown amount of work never delays ESI 5 work whose estimate is known."""
 
 
 def semantic_priority(esi_level: int, prompt_tokens: int, predicted_output_tokens: int, cost_model: CostModel) -> int:
@@ -38,11 +53,20 @@ def semantic_priority(esi_level: int, prompt_tokens: int, predicted_output_token
     return esi_level * PRIORITY_SCALE + min(PRIORITY_SCALE - 1, int(remaining_s * 1000))
 
 
+def decoded_priority(priority: int) -> int:
+    """The one reading of a priority, used for ordering and for victim choice alike: ours (ESI 1..5) as it is,
+    anything else as `UNENCODED_PRIORITY`. Idempotent, so reading an already decoded priority changes nothing."""
+    return priority if PRIORITY_SCALE <= priority < 6 * PRIORITY_SCALE else UNENCODED_PRIORITY
+
+
 def level_of(request: Any) -> int:
-    """The ESI level a request was submitted with (its priority's leading part); a request submitted without our
-    encoding (vLLM's default priority 0, say) counts as ESI 5, so it never outranks triaged work."""
-    level = int(request.priority) // PRIORITY_SCALE
-    return level if 1 <= level <= 5 else 5
+    """The ESI level a request is scheduled at (its decoded priority's leading part)."""
+    return decoded_priority(int(request.priority)) // PRIORITY_SCALE
+
+
+def urgency_key(request: Any) -> tuple[int, float]:
+    """Lower is more urgent: the decoded priority, then arrival (vLLM's own tie-break)."""
+    return decoded_priority(int(request.priority)), float(request.arrival_time)
 
 
 class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
@@ -55,13 +79,46 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     """Prefills are deferred for at most this many steps in a row, then one step lets them in: an endless
     stream of urgent decodes must not starve everyone else."""
     _deferred_in_a_row: int = 0
+    prefill_capacity_bound: bool
+    """vLLM's (set in its `__init__`); declared for the type checker, which cannot see into vLLM."""
+
+    def add_request(self, request: Any) -> None:
+        # vLLM's waiting heap (`Request.__lt__`) and its own OOM victim (`max(running, key=priority)`) read
+        # `request.priority` raw; storing the decoded value makes every ordering in the step agree with ours. (Read
+        # raw, priority 0 was a victim here and the most urgent there: preempted and re-admitted in one step.)
+        request.priority = decoded_priority(int(request.priority))
+        super().add_request(request)
 
     def schedule(self, throttle_prefills: bool = False) -> Any:
+        if self.pause_state != PauseState.UNPAUSED:
+            # Paused, the step is vLLM's own. "keep" (PAUSED_ALL) schedules nothing and must keep every running
+            # request's KV; "wait" (PAUSED_NEW) drains what runs and counts only running and KV-holding requests as
+            # unfinished, so a request we preempted would be left out of the drain; and nothing waiting can be
+            # admitted while paused, so a preemption could not help anyone. A paused step is no deferred step either.
+            return super().schedule(throttle_prefills=throttle_prefills)
         self._preempt_for_urgent_waiting()
         defer = self.stage_aware and self._urgent_request_decoding()
         defer = defer and self._deferred_in_a_row < self.max_deferred_steps
         self._deferred_in_a_row = self._deferred_in_a_row + 1 if defer else 0
-        return super().schedule(throttle_prefills=throttle_prefills or defer)
+        if not defer:
+            return super().schedule(throttle_prefills=throttle_prefills)
+        return self._schedule_deferring_prefills()
+
+    def _schedule_deferring_prefills(self) -> Any:
+        """One step with prefills deferred, whatever vLLM's DP prefill balancing last concluded.
+
+        vLLM ignores `throttle_prefills` while `prefill_capacity_bound` is set, which it does after every step that
+        let prefills in and still left requests waiting: under load, always, so our deferral held on about 7 of 17
+        steps. The flag is cleared for this step only and then restored: a deferring step does not update it (vLLM
+        updates it only on steps that admit prefills), so vLLM's own balancing finds it as it left it. The step
+        does defer: a decoding request is running (`_urgent_request_decoding`), which vLLM requires.
+        """
+        capacity_bound = self.prefill_capacity_bound
+        self.prefill_capacity_bound = False
+        try:
+            return super().schedule(throttle_prefills=True)
+        finally:
+            self.prefill_capacity_bound = capacity_bound
 
     # ----- vllm#40004 -------------------------------------------------------------------------------------
 
@@ -76,7 +133,7 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
 
     def _most_urgent_waiting(self) -> Any | None:
         waiting = self._ready_waiting()
-        return min(waiting, key=lambda r: (r.priority, r.arrival_time)) if waiting else None
+        return min(waiting, key=urgency_key) if waiting else None
 
     def _protected(self, running: Any, for_level: int) -> bool:
         if running.num_preemptions >= self.max_preemptions:
@@ -89,6 +146,13 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     def _blocks_for(self, request: Any) -> int:
         return int(-(-len(request.prompt_token_ids or []) // self.block_size))
 
+    def _batch_full(self, admitted: int) -> bool:
+        """Whether vLLM's admission would refuse one more request after `admitted` more: it admits into RUNNING up
+        to `max_num_active_reqs` (`max_num_active_seqs`, by default `max_num_seqs`), counting paused streaming
+        sessions, which keep a runner slot. (`max_num_running_reqs` is the runner's slot count, which can be more.)"""
+        occupied = len(self.running) + self.num_waiting_for_streaming_input + admitted
+        return bool(occupied >= self.max_num_active_reqs)
+
     def _preempt_for_urgent_waiting(self) -> None:
         """Make room, before the step, for waiting requests more urgent than running ones (vllm#40004).
 
@@ -99,18 +163,12 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
         if not self.running:
             return
         worst_running = max(level_of(r) for r in self.running)
-        urgent = sorted(
-            (r for r in self._ready_waiting() if level_of(r) < worst_running),
-            key=lambda r: (r.priority, r.arrival_time),
-        )
+        urgent = sorted((r for r in self._ready_waiting() if level_of(r) < worst_running), key=urgency_key)
         blocks_wanted = 0
         for admitted, head in enumerate(urgent):
             level = level_of(head)
             blocks_wanted += self._blocks_for(head)
-            while (
-                len(self.running) + admitted >= self.max_num_running_reqs
-                or self.kv_cache_manager.block_pool.get_num_free_blocks() < blocks_wanted
-            ):
+            while self._batch_full(admitted) or self.kv_cache_manager.block_pool.get_num_free_blocks() < blocks_wanted:
                 victims = [
                     r
                     for r in self.running
@@ -118,7 +176,7 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
                 ]
                 if not victims:
                     return
-                victim = max(victims, key=lambda r: (r.priority, r.arrival_time))
+                victim = max(victims, key=urgency_key)
                 self.running.remove(victim)
                 # As vLLM's own preemption does: drop in-flight output when a connector needs the KV delivered.
                 self._preempt_request(victim, time.monotonic(), drop_stale_output=self.requires_kv_delivery)
@@ -129,9 +187,11 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
         """The most urgent running request is decoding and everything waiting is of a less urgent level."""
         if not self.running:
             return False
-        leader = min(self.running, key=lambda r: (r.priority, r.arrival_time))
-        if leader.num_computed_tokens < leader.num_prompt_tokens:
-            return False  # it is still prefilling
+        leader = min(self.running, key=urgency_key)
+        # Still prefilling, or (resumed) recomputing its earlier output: vLLM's own test of a decode is
+        # `is_prefill_chunk`, and it defers prefills only beside a decode.
+        if leader.num_computed_tokens < leader.num_prompt_tokens or leader.is_prefill_chunk:
+            return False
         head = self._most_urgent_waiting()
         return head is not None and level_of(head) > level_of(leader)
 

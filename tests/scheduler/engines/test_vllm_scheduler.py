@@ -9,12 +9,14 @@ import pytest
 
 pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
 
+from vllm.v1.core.sched.interface import PauseState
 from vllm.v1.core.sched.scheduler import Scheduler
 
 from scheduler.bench.vllm_sim import build_scheduler, burst_after_fill, fake_output, make_request, run_workload
 from scheduler.cost_model import get_profile
 from scheduler.engines.vllm_scheduler import (
     PRIORITY_SCALE,
+    UNENCODED_PRIORITY,
     SemanticVLLMAsyncScheduler,
     SemanticVLLMScheduler,
     semantic_priority,
@@ -129,3 +131,118 @@ def test_prefills_are_deferred_for_a_bounded_number_of_steps(workdir: Path) -> N
     scheduler.add_request(make_request("routine", 40, 20, prio(4), 0.5, 20))
     first_routine_step = next(n for n in range(1, 20) if "routine" in step(scheduler).num_scheduled_tokens)
     assert first_routine_step == SemanticVLLMScheduler.max_deferred_steps + 1
+
+
+# ----- defects found by running vLLM's own tests and a stress test against ours -------------------------------------
+
+
+BOTH = pytest.mark.parametrize("cls", [SemanticVLLMScheduler, SemanticVLLMAsyncScheduler])
+
+
+def run_until_idle(scheduler: Any, max_steps: int = 200) -> list[Any]:
+    """Step until vLLM says nothing is left to do (what a paused "wait" drain waits for)."""
+    outputs = []
+    while scheduler.get_num_unfinished_requests() and len(outputs) < max_steps:
+        outputs.append(step(scheduler))
+    return outputs
+
+
+@BOTH
+def test_a_default_priority_request_is_preempted_once_and_stays_out_until_room_frees(cls: Any, workdir: Path) -> None:
+    scheduler = build_scheduler(cls, workdir, max_num_seqs=2)
+    scheduler.add_request(make_request("plain-a", 10, 30, 0, 0.0))  # vLLM's default priority
+    scheduler.add_request(make_request("plain-b", 10, 30, 0, 0.1))
+    step(scheduler)
+    step(scheduler)
+    scheduler.add_request(make_request("esi3", 10, 5, prio(3), 1.0, 5))
+    outputs = run_until_idle(scheduler)
+    # Before the fix plain-b was preempted (read as ESI 5) and re-admitted (read as priority 0, ahead of everything)
+    # in the same step, three times, then plain-a three times; both then hit the preemption cap, and esi3 got its
+    # first token only after plain-a had finished (step 29).
+    assert set(outputs[0].num_scheduled_tokens) == {"plain-a", "esi3"}
+    assert [sorted(o.preempted_req_ids) for o in outputs if o.preempted_req_ids] == [["plain-b"]]
+    assert [n for n, o in enumerate(outputs, 1) if "esi3" in o.num_scheduled_tokens] == [1, 2, 3, 4, 5]
+    # plain-b comes back once esi3 has finished and decodes its remaining 28 tokens: 5 + 28 steps in all.
+    assert [n for n, o in enumerate(outputs, 1) if "plain-b" in o.num_scheduled_tokens] == list(range(6, 34))
+    assert len(outputs) == 33
+
+
+@BOTH
+def test_a_default_priority_request_queues_behind_triaged_esi_5_work(cls: Any, workdir: Path) -> None:
+    scheduler = build_scheduler(cls, workdir, max_num_seqs=1)
+    scheduler.add_request(make_request("plain", 10, 2, 0, 0.0))
+    scheduler.add_request(make_request("esi5-longest", 10, 2, prio(5, PRIORITY_SCALE - 2), 0.1, 2))
+    assert scheduler.requests["plain"].priority == UNENCODED_PRIORITY == 6 * PRIORITY_SCALE - 1
+    order = [set(step(scheduler).num_scheduled_tokens) for _ in range(4)]
+    assert order == [{"esi5-longest"}, {"esi5-longest"}, {"plain"}, {"plain"}]
+
+
+@BOTH
+@pytest.mark.parametrize("pause", [PauseState.PAUSED_ALL, PauseState.PAUSED_NEW])
+def test_nothing_is_preempted_while_the_scheduler_is_paused(cls: Any, pause: PauseState, workdir: Path) -> None:
+    scheduler = full_batch(cls, workdir)
+    computed = scheduler.requests["low-long"].num_computed_tokens
+    scheduler.set_pause_state(pause)
+    scheduler.add_request(make_request("urgent", 10, 5, prio(1), 1.0, 5))
+    if pause == PauseState.PAUSED_ALL:  # "keep": nothing runs, and every running request keeps its KV progress
+        outputs = [step(scheduler) for _ in range(3)]
+        assert [o.num_scheduled_tokens for o in outputs] == [{}, {}, {}]
+        assert not any(o.preempted_req_ids for o in outputs)
+        assert scheduler.requests["low-long"].num_computed_tokens == computed
+    else:  # "wait": the running requests drain to the end; the drain is complete only when both have finished
+        outputs = run_until_idle(scheduler)
+        assert not any(o.preempted_req_ids for o in outputs)
+        assert len(outputs) == 28  # the 28 tokens both still had to produce
+        assert set(scheduler.requests) == {"urgent"}  # both finished; the urgent request waits for the resume
+    scheduler.set_pause_state(PauseState.UNPAUSED)
+    assert "urgent" in step(scheduler).num_scheduled_tokens
+
+
+@BOTH
+def test_the_batch_is_full_at_the_limit_vllm_admits_by(cls: Any, workdir: Path) -> None:
+    for built, expected in [(Scheduler, {"low-short", "low-long"}), (cls, {"low-short", "urgent"})]:
+        scheduler = build_scheduler(built, workdir, max_num_seqs=4)
+        # What `SchedulerConfig(max_num_active_seqs=2)` sets: admission stops at 2 running, the runner keeps 4 slots.
+        scheduler.max_num_active_reqs = 2
+        scheduler.add_request(make_request("low-short", 10, 30, prio(5, 100), 0.0, 30))
+        scheduler.add_request(make_request("low-long", 10, 30, prio(5, 900), 0.1, 30))
+        step(scheduler)
+        step(scheduler)
+        scheduler.add_request(make_request("urgent", 10, 5, prio(1), 1.0, 5))
+        assert set(step(scheduler).num_scheduled_tokens) == expected
+
+
+def prefill_scheduled_for(scheduler: Any, output: Any, request_ids: set[str]) -> bool:
+    """Whether any of these requests got prompt tokens in this step (a new admission or a prefill chunk)."""
+    return any(
+        request_id in request_ids
+        and scheduler.requests[request_id].num_computed_tokens - tokens
+        < scheduler.requests[request_id].num_prompt_tokens
+        for request_id, tokens in output.num_scheduled_tokens.items()
+    )
+
+
+@BOTH
+def test_prefill_deferral_is_honoured_on_every_step_it_is_asked_for_under_load(cls: Any, workdir: Path) -> None:
+    # A token budget of 64 against 48-token prompts: every step that lets prefills in leaves requests waiting, which
+    # is what makes vLLM set `prefill_capacity_bound` (and, before the fix, ignore `throttle_prefills` from then on).
+    scheduler = build_scheduler(cls, workdir, max_num_seqs=16, max_num_batched_tokens=64)
+    scheduler.add_request(make_request("urgent", 10, 60, prio(1), 0.0, 60))
+    step(scheduler)
+    routine = {f"routine-{n}" for n in range(10)}
+    for n, request_id in enumerate(sorted(routine)):
+        scheduler.add_request(make_request(request_id, 48, 4, prio(4, n), 0.5, 4))
+    # Per step while the urgent request runs: "d" our policy deferred prefills and no routine prefill ran, "X" it
+    # asked and a routine prefill ran anyway, "p" routine prefills ran on a step that did not defer, "." neither.
+    steps = ""
+    while "urgent" in scheduler.requests:
+        output = scheduler.schedule()
+        deferred = scheduler._deferred_in_a_row > 0
+        prefilled = prefill_scheduled_for(scheduler, output, routine)
+        steps += "X" if deferred and prefilled else "d" if deferred else "p" if prefilled else "."
+        scheduler.update_from_output(output, fake_output(scheduler, output))
+    # Before the fix: "ddddpXXXXpXX" then decodes only: honoured on 4 of the 10 steps that asked.
+    assert steps.count("X") == 0
+    # Deferred 4 steps in a row (the bound), then one step lets a 64-token budget of prefills in, until the
+    # ten 48-token prompts are all in; the urgent request's remaining decodes follow.
+    assert steps == "ddddp" * 7 + "p" + "." * 23
