@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from app.cli.main import cli
+from tests.app.cli_output import contains
 
 runner = CliRunner()
 
@@ -27,13 +28,13 @@ def test_classify_json_gives_level_evidence_and_length(small_model_dir: Path) ->
 def test_classify_refuses_an_empty_message(small_model_dir: Path) -> None:
     result = runner.invoke(cli, ["triage", "classify", "   ", "--model", str(small_model_dir)])
     assert result.exit_code == 2
-    assert "nothing to triage" in result.output
+    assert contains(result.output, "nothing to triage")
 
 
 def test_classify_with_a_missing_model_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["triage", "classify", "chest pain", "--model", str(tmp_path / "none")])
     assert result.exit_code == 2
-    assert "meta.json missing" in result.output
+    assert contains(result.output, "meta.json missing")
 
 
 def test_generate_train_and_eval_round_trip(tmp_path: Path) -> None:
@@ -76,7 +77,7 @@ def test_train_names_the_missing_column(tmp_path: Path) -> None:
         cli, ["triage", "train", "--data", str(data), "--text-column", "text", "--label-column", "acuity"]
     )
     assert result.exit_code == 2
-    assert "no column 'text'" in result.output
+    assert contains(result.output, "no column 'text'")
 
 
 def test_eval_scores_a_constant_reference_as_plain_json(tmp_path: Path) -> None:
