@@ -36,17 +36,22 @@ def _point_table(point: PointResult, title: str) -> Table:
     for level in ESI_LEVELS:
         table.add_column(f"ESI {level}", justify="right")
     table.add_column("overall", justify="right")
+    table.add_column("ESI-1 x limit", justify="right")
     table.add_column("ESI-1 p99", justify="right")
     table.add_column("evictions", justify="right")
-    from scheduler.sim.report import format_figure, policy_cells  # pandas and matplotlib: only when reporting
+    # pandas and matplotlib: only when reporting
+    from scheduler.sim.report import format_figure, limit_cells, limit_ratio_cell, policy_cells
 
     for name, summary in point.summaries.items():
         table.add_row(
             name,
             *policy_cells(point, name),
+            limit_ratio_cell(point, name),
             format_figure(summary.p99_per_level[1]),
             str(sum(summary.evictions.values())),
         )
+    if point.limits:
+        table.add_row("limit", *limit_cells(point), "1.00x", "-", "-", style="dim")
     return table
 
 
@@ -102,7 +107,8 @@ def bench_sim(
     except (TypeError, ValueError) as error:
         raise typer.BadParameter(str(error)) from error
     policies = ("semantic", *BASELINES)
-    runs = len(policies) * repeats * (1 + sum(1 for point in points if point != headline))
+    # One progress tick per policy run and one for each seed's limits (scheduler.sim.limits).
+    runs = (len(policies) + 1) * repeats * (1 + sum(1 for point in points if point != headline))
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -128,7 +134,8 @@ def bench_sim(
         typer.echo(json.dumps(result.to_json()))
         return
     _out.print(
-        f"[bold]{experiment}[/bold]: normalized waiting time (s/token) per true ESI level; (Nx) = baseline / semantic"
+        f"[bold]{experiment}[/bold]: normalized waiting time (s/token) per true ESI level; (Nx) = baseline / semantic;"
+        " limit = semantic on the same workload with only levels 1..k; ESI-1 x limit = ESI 1 / its limit"
     )
     _out.print(_point_table(result.headline, "headline: " + _describe(result.headline)))
     for point in result.points:

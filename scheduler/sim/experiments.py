@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler.config import SchedulerConfig
-from scheduler.cost_model import get_profile
+from scheduler.cost_model import CostModel, get_profile
 from scheduler.policies import POLICIES
+from scheduler.sim.limits import level_limits, limits_to_json, mean_limits
 from scheduler.sim.metrics import PolicySummary, mean_summary
-from scheduler.sim.predictors import PredictorMode, PredictorSpec, predict
+from scheduler.sim.predictors import Prediction, PredictorMode, PredictorSpec, predict
 from scheduler.sim.simulator import simulate
-from scheduler.sim.workload import WorkloadSpec, generate_workload
+from scheduler.sim.workload import SimRequest, WorkloadSpec, generate_workload
 
 # Device KV capacity per profile, in tokens. A100 figures are the authors' simulator's (block size 32); the
 # A5000/7B one is ours (24 GB card, fp16 7B weights, 0.5 MiB of KV per token), theirs fails its own check.
@@ -25,6 +26,8 @@ DEFAULT_KV_CAPACITY_TOKENS: dict[str, int] = {
 }
 
 BASELINES = ("fcfs", "sjf", "hpjf", "vllm-priority")
+LIMIT_POLICY = "semantic"
+"""The policy whose per-level limit every report shows (`scheduler.sim.limits`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +121,11 @@ def get_experiment(name: str) -> Experiment:
 
 @dataclass(slots=True)
 class PointResult:
-    """Every policy's summary on one parameter point."""
+    """Every policy's summary on one parameter point, and the limit policy's wait per level (empty: not run)."""
 
     params: PointParams
     summaries: dict[str, PolicySummary]
+    limits: dict[int, float] = field(default_factory=dict)
 
     def ratios_to_semantic(self, policy: str) -> dict[str, float]:
         """A policy's mean normalized wait divided by semantic's, per level ('1'..'5') and 'overall'."""
@@ -130,19 +134,33 @@ class PointResult:
         ratios["overall"] = _ratio(mine.overall, ours.overall)
         return ratios
 
+    def ratios_to_limit(self, policy: str) -> dict[str, float]:
+        """A policy's mean normalized wait divided by the level's limit, per level ('1'..'5'); NaN without one."""
+        mine = self.summaries[policy]
+        return {str(level): _ratio(mine.per_level[level], self.limits.get(level, math.nan)) for level in mine.per_level}
+
     def to_json(self) -> dict[str, Any]:
         policies: dict[str, Any] = {}
         for name, summary in self.summaries.items():
             policies[name] = summary.to_json()
             if name != "semantic" and "semantic" in self.summaries:
                 policies[name]["ratio_to_semantic"] = self.ratios_to_semantic(name)
-        return {"params": self.params.to_json(), "policies": policies}
+            if self.limits:
+                policies[name]["ratio_to_limit"] = _nulls(self.ratios_to_limit(name))
+        data: dict[str, Any] = {"params": self.params.to_json(), "policies": policies}
+        if self.limits:
+            data["limits"] = limits_to_json(self.limits)
+        return data
 
 
 def _ratio(value: float, reference: float) -> float:
     if math.isnan(value) or math.isnan(reference) or reference == 0:
         return math.nan
     return value / reference
+
+
+def _nulls(values: dict[str, float]) -> dict[str, float | None]:
+    return {key: (None if math.isnan(value) else value) for key, value in values.items()}
 
 
 @dataclass(slots=True)
@@ -157,6 +175,8 @@ class ExperimentResult:
         headline = self.headline.to_json()
         data: dict[str, Any] = {"experiment": self.experiment, "params": headline["params"]}
         data["policies"] = headline["policies"]
+        if "limits" in headline:
+            data["limits"] = headline["limits"]
         if self.points:
             data["points"] = [point.to_json() for point in self.points]
         return data
@@ -165,23 +185,45 @@ class ExperimentResult:
 ProgressCallback = Callable[[str], None]
 
 
-def run_point(params: PointParams, policies: Sequence[str], progress: ProgressCallback | None = None) -> PointResult:
-    """Run each policy on the same workloads and predictions (one per seed) and average over the seeds."""
-    for name in policies:
+def run_point(
+    params: PointParams,
+    policies: Sequence[str],
+    progress: ProgressCallback | None = None,
+    limit_policy: str | None = LIMIT_POLICY,
+) -> PointResult:
+    """Run each policy on the same workloads and predictions (one per seed) and average over the seeds.
+
+    With a `limit_policy` the point also gets that policy's limit per ESI level (`scheduler.sim.limits`),
+    on the same workloads and predictions, averaged over the seeds likewise.
+    """
+    for name in (*policies, *([limit_policy] if limit_policy else [])):
         if name not in POLICIES:
             raise ValueError(f"unknown scheduling policy {name!r}; known policies: {', '.join(POLICIES)}")
     if params.repeats < 1:
         raise ValueError("repeats must be >= 1")
     runs: dict[str, list[PolicySummary]] = {name: [] for name in policies}
+    limits: list[dict[int, float]] = []
+    config, cost_model = _engine(params)
     for seed in range(params.seed, params.seed + params.repeats):
-        for name, summary in _run_seed(params, seed, policies, progress).items():
-            runs[name].append(summary)
-    return PointResult(params=params, summaries={name: mean_summary(items) for name, items in runs.items()})
+        requests, predictions = _seed_workload(params, seed)
+        for name in policies:
+            runs[name].append(simulate(name, requests, predictions, config, cost_model))
+            if progress is not None:
+                progress(name)
+        if limit_policy is not None:
+            full_run = runs[limit_policy][-1] if limit_policy in runs else None
+            limits.append(
+                level_limits(
+                    requests, predictions, policy=limit_policy, config=config, cost_model=cost_model, full_run=full_run
+                )
+            )
+            if progress is not None:
+                progress("limit")
+    summaries = {name: mean_summary(items) for name, items in runs.items()}
+    return PointResult(params=params, summaries=summaries, limits=mean_limits(limits) if limits else {})
 
 
-def _run_seed(
-    params: PointParams, seed: int, policies: Sequence[str], progress: ProgressCallback | None
-) -> dict[str, PolicySummary]:
+def _seed_workload(params: PointParams, seed: int) -> tuple[list[SimRequest], list[Prediction]]:
     workload = WorkloadSpec(
         gap_s=params.gap_s,
         max_concurrent=params.concurrency,
@@ -197,20 +239,17 @@ def _run_seed(
         batch_size=params.predictor_batch_size,
         mode=PredictorMode(params.predictor_mode),
     )
-    predictions = predict(requests, predictor, params.max_output_tokens, seed)
+    return requests, predict(requests, predictor, params.max_output_tokens, seed)
+
+
+def _engine(params: PointParams) -> tuple[SchedulerConfig, CostModel]:
     config = SchedulerConfig(
         kv_capacity_tokens=params.kv_capacity(),
         max_batch_size=params.batch_size,
         block_size=params.block_size,
         mixed_steps=params.mixed_steps,
     )
-    cost_model = get_profile(params.profile)
-    summaries = {}
-    for name in policies:
-        summaries[name] = simulate(name, requests, predictions, config, cost_model)
-        if progress is not None:
-            progress(name)
-    return summaries
+    return config, get_profile(params.profile)
 
 
 def experiment_points(name: str, overrides: dict[str, Any], sweep: bool) -> tuple[PointParams, list[PointParams]]:
@@ -228,11 +267,13 @@ def run_experiment(
     sweep: bool = False,
     policies: Sequence[str] = ("semantic", *BASELINES),
     progress: ProgressCallback | None = None,
+    limit_policy: str | None = LIMIT_POLICY,
 ) -> ExperimentResult:
     """Run the headline point, and the sweep when asked (a sweep point equal to the headline is reused)."""
     headline_params, sweep_params = experiment_points(name, overrides, sweep)
-    headline = run_point(headline_params, policies, progress)
+    headline = run_point(headline_params, policies, progress, limit_policy)
     points = [
-        headline if params == headline_params else run_point(params, policies, progress) for params in sweep_params
+        headline if params == headline_params else run_point(params, policies, progress, limit_policy)
+        for params in sweep_params
     ]
     return ExperimentResult(experiment=name, headline=headline, points=points)

@@ -26,15 +26,36 @@ def policy_cells(point: PointResult, name: str) -> list[str]:
     summary = point.summaries[name]
     ratios = point.ratios_to_semantic(name) if name != "semantic" and "semantic" in point.summaries else None
     figures = [(str(level), summary.per_level[level]) for level in ESI_LEVELS] + [("overall", summary.overall)]
-    return [format_figure(value) + (f" ({ratios[key]:.1f}x)" if ratios else "") for key, value in figures]
+    return [
+        format_figure(value) + (f" ({ratios[key]:.1f}x)" if ratios and not math.isnan(ratios[key]) else "")
+        for key, value in figures
+    ]
+
+
+def format_ratio(value: float) -> str:
+    """A ratio with two decimals and an x; n/a where it is undefined."""
+    return "n/a" if math.isnan(value) else f"{value:.2f}x"
+
+
+def limit_ratio_cell(point: PointResult, name: str) -> str:
+    """A policy's ESI 1 figure divided by the ESI 1 limit (1.00x = no interference from less urgent work)."""
+    return format_ratio(point.ratios_to_limit(name)["1"]) if point.limits else "n/a"
+
+
+def limit_cells(point: PointResult) -> list[str]:
+    """The limit per ESI level, then '-' for the overall column (a limit is per level only)."""
+    return [format_figure(point.limits.get(level, math.nan)) for level in ESI_LEVELS] + ["-"]
 
 
 def point_table(point: PointResult) -> list[str]:
-    """Markdown rows: mean normalized waiting time per ESI level and overall, with ratio to semantic."""
-    header = "| policy | " + " | ".join(f"ESI {level}" for level in ESI_LEVELS) + " | overall | makespan (s) |"
-    lines = [header, "|" + "---|" * (len(ESI_LEVELS) + 3)]
+    """Markdown rows: mean normalized waiting time per ESI level and overall, with ratio to semantic and the limit."""
+    columns = ["policy", *(f"ESI {level}" for level in ESI_LEVELS), "overall", "ESI 1 x limit", "makespan (s)"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for name, summary in point.summaries.items():
-        lines.append(f"| {name} | " + " | ".join(policy_cells(point, name)) + f" | {summary.makespan_s:.1f} |")
+        cells = [*policy_cells(point, name), limit_ratio_cell(point, name), f"{summary.makespan_s:.1f}"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if point.limits:
+        lines.append("| limit | " + " | ".join([*limit_cells(point), "1.00x", "-"]) + " |")
     return lines
 
 
@@ -50,6 +71,9 @@ def _plot_levels(point: PointResult, path: Path) -> None:
     for offset, (name, summary) in enumerate(point.summaries.items()):
         xs = [level + (offset - (len(point.summaries) - 1) / 2) * width for level in ESI_LEVELS]
         axes.bar(xs, [summary.per_level[level] for level in ESI_LEVELS], width=width, label=name)
+    if point.limits:
+        limits = [point.limits.get(level, math.nan) for level in ESI_LEVELS]
+        axes.scatter(list(ESI_LEVELS), limits, marker="_", s=900, color="black", zorder=3, label="limit")
     axes.set_xticks(list(ESI_LEVELS), [f"ESI {level}" for level in ESI_LEVELS])
     _log_scale_if_possible(axes, [s.per_level[level] for s in point.summaries.values() for level in ESI_LEVELS])
     axes.set_ylabel("normalized waiting time (s / token)")
@@ -74,6 +98,9 @@ def _plot_sweep(result: ExperimentResult, path: Path) -> None:
         axes.plot(
             range(len(labels)), [point.summaries[name].per_level[1] for point in result.points], marker="o", label=name
         )
+    if all(point.limits for point in result.points):
+        limits = [point.limits[1] for point in result.points]
+        axes.plot(range(len(labels)), limits, linestyle="--", color="black", label="ESI 1 limit")
     axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
     _log_scale_if_possible(axes, [p.summaries[n].per_level[1] for p in result.points for n in p.summaries])
     axes.set_xlabel(axis_name)
@@ -96,7 +123,11 @@ def write_report(result: ExperimentResult, out_dir: Path) -> list[Path]:
         experiment.description + ".",
         "",
         "Mean normalized waiting time (finish - arrival, divided by generated tokens), seconds per token, per true"
-        " ESI level; in brackets each baseline's ratio to `semantic` (above 1 = semantic is better).",
+        " ESI level; in brackets each baseline's ratio to `semantic` (above 1 = semantic is better)."
+        " The `limit` row is `semantic`'s wait for level k on the same workload holding only the requests of"
+        " levels 1..k (same arrivals, lengths and predictions); `ESI 1 x limit` is each policy's ESI 1 figure"
+        " divided by that limit (1.00x = no interference from less urgent work; the limit is itself a simulation,"
+        " so a figure may fall slightly below it).",
         "",
         "Parameters: " + ", ".join(f"`{key}={value}`" for key, value in result.headline.params.to_json().items()),
         "",
