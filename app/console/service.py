@@ -1,7 +1,7 @@
 """What the console reads and does, on the database: the queue, one incident, actions with role checks, audit.
 
-Every action checks the caller's role here, on the server, from the signed-in session's principal, and writes an
-audit event with the state before and after.
+Every action is `app.incident_actions` (the rules and the audit events, shared with the API), called with the
+signed-in session's principal; the console only words an unknown incident its own way.
 """
 
 from __future__ import annotations
@@ -9,21 +9,23 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import incident_actions as actions
 from app.auth import Principal
-from app.db.models import (
-    Incident,
-    IncidentEvent,
-    IncidentStatus,
-    Role,
-    User,
-    utcnow,
-)
+from app.db.models import Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
+from app.incident_actions import DISPOSITIONS as DISPOSITIONS
+from app.incident_actions import ActionError as ActionError
+from app.incident_actions import ForbiddenError as ForbiddenError
+from app.incident_actions import IncidentNotFoundError
+from app.incident_actions import require as require
 from app.incidents import (
     URGENCY_ORDER,
     classification_view,
@@ -32,25 +34,6 @@ from app.incidents import (
     latest_classification,
     review_pending,
 )
-
-DISPATCH_ROLES = (Role.DISPATCHER, Role.SUPERVISOR)
-DISPOSITIONS = ("transported", "treated on scene", "no patient found", "refused care", "duplicate call", "other")
-
-
-class ForbiddenError(PermissionError):
-    """The signed-in user's role may not do this."""
-
-
-class ActionError(ValueError):
-    """The action cannot be done as asked (with the reason)."""
-
-
-def require(principal: Principal | None, roles: tuple[Role, ...], what: str) -> Principal:
-    if principal is None:
-        raise ForbiddenError("not signed in")
-    if principal.role not in roles:
-        raise ForbiddenError(f"a {principal.role.value} may not {what}")
-    return principal
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,86 +100,47 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
     }
 
 
-def _event(
-    session: Session,
-    incident: Incident,
-    principal: Principal,
-    action: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    reason: str | None = None,
-) -> None:
-    session.add(
-        IncidentEvent(
-            incident_id=incident.id, actor=principal.name, action=action, before=before, after=after, reason=reason
-        )
-    )
-
-
-def _incident(session: Session, incident_id: str) -> Incident:
-    incident = session.get(Incident, incident_id) if incident_id else None
-    if incident is None:
-        raise ActionError("choose an incident first")
-    return incident
+@contextmanager
+def _console_messages() -> Iterator[None]:
+    """The console's wording for an unknown incident (the other refusals read as the actions word them)."""
+    try:
+        yield
+    except IncidentNotFoundError:
+        raise ActionError("choose an incident first") from None
 
 
 def claim(session: Session, principal: Principal | None, incident_id: str) -> None:
-    who = require(principal, DISPATCH_ROLES, "claim incidents")
-    incident = _incident(session, incident_id)
-    if incident.status == IncidentStatus.CLOSED:
-        raise ActionError("the incident is closed")
-    user = session.scalar(select(User).where(User.name == who.name))
-    assert user is not None
-    before = {"status": incident.status, "claimed_by": incident.claimed_by}
-    incident.claimed_by = user.id
-    if incident.status == IncidentStatus.NEW:
-        incident.status = IncidentStatus.CLAIMED.value
-    _event(session, incident, who, "claim", before, {"status": incident.status, "claimed_by": user.id})
+    with _console_messages():
+        actions.claim(session, incident_id, principal)
 
 
 def override_checked(
     session: Session, principal: Principal | None, incident_id: str, esi_level: int, reason: str
 ) -> Incident:
-    """Check an override (role, level, reason); the caller records it, commits and propagates it."""
-    require(principal, DISPATCH_ROLES, "override the acuity")
-    if esi_level not in (1, 2, 3, 4, 5):
-        raise ActionError("choose an ESI level 1-5")
-    if not reason.strip():
-        raise ActionError("an override needs a reason")
-    incident = _incident(session, incident_id)
-    if incident.status == IncidentStatus.CLOSED:
-        raise ActionError("the incident is closed")
-    return incident
+    """Check an override (role, level, reason, state); the caller records it, commits and propagates it."""
+    with _console_messages():
+        return actions.check_override(session, incident_id, principal, esi_level, reason)
+
+
+def override(session: Session, principal: Principal | None, incident_id: str, esi_level: object, reason: str) -> None:
+    """Record an override; the caller commits, then calls `propagate_override`."""
+    with _console_messages():
+        actions.override(session, incident_id, principal, esi_level, reason)
 
 
 def mark_dispatched(session: Session, principal: Principal | None, incident_id: str) -> None:
-    who = require(principal, DISPATCH_ROLES, "mark incidents dispatched")
-    incident = _incident(session, incident_id)
-    if incident.status == IncidentStatus.CLOSED:
-        raise ActionError("the incident is closed")
-    before = {"status": incident.status}
-    incident.status = IncidentStatus.DISPATCHED.value
-    _event(session, incident, who, "dispatch", before, {"status": incident.status})
+    with _console_messages():
+        actions.dispatch(session, incident_id, principal)
 
 
 def close(session: Session, principal: Principal | None, incident_id: str, disposition: str) -> None:
-    who = require(principal, DISPATCH_ROLES, "close incidents")
-    if disposition not in DISPOSITIONS:
-        raise ActionError(f"choose a disposition: {', '.join(DISPOSITIONS)}")
-    incident = _incident(session, incident_id)
-    if incident.status == IncidentStatus.CLOSED:
-        raise ActionError("the incident is already closed")
-    before = {"status": incident.status}
-    incident.status = IncidentStatus.CLOSED.value
-    _event(session, incident, who, "close", before, {"status": incident.status, "disposition": disposition})
+    with _console_messages():
+        actions.close(session, incident_id, principal, disposition)
 
 
 def add_note(session: Session, principal: Principal | None, incident_id: str, note: str) -> None:
-    who = require(principal, (Role.CALL_TAKER, *DISPATCH_ROLES), "add notes")
-    if not note.strip():
-        raise ActionError("the note is empty")
-    incident = _incident(session, incident_id)
-    _event(session, incident, who, "note", {}, {}, note.strip())
+    with _console_messages():
+        actions.add_note(session, incident_id, principal, note)
 
 
 def audit_events(

@@ -31,14 +31,14 @@ from app.console.service import (
     incident_detail,
     mark_dispatched,
     open_queue,
-    override_checked,
+    override,
     require,
 )
 from app.console.sessions import COOKIE, SESSION_HOURS, principal_for_session, sign_in, sign_out
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
-from app.overrides import propagate_override, record_override
+from app.overrides import propagate_override
 from app.pipeline import store_message, try_hand_over
 from app.settings import Settings
 
@@ -197,9 +197,7 @@ def build_console(settings: Settings) -> gr.Blocks:
                     add_note(session, who, selected, note)
                 elif action == "override":
                     esi_level = int(level) if level not in (None, "") else 0
-                    incident = override_checked(session, who, selected, esi_level, reason)
-                    assert who is not None
-                    record_override(session, incident, esi_level, reason.strip(), who.name)
+                    override(session, who, selected, esi_level, reason)
             if action == "override":  # after the commit: the heap and the engine
                 where = propagate_override(settings, selected, int(level))
                 return f"Overridden to ESI {int(level)} ({where})."

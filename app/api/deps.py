@@ -1,0 +1,91 @@
+"""The web app's dependencies as `Annotated` aliases: settings, a session, who is calling and what they may do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from prometheus_client import CollectorRegistry
+from sqlalchemy.orm import Session
+
+from app.auth import Principal, principal_for_token
+from app.console.sessions import COOKIE as SESSION_COOKIE
+from app.console.sessions import principal_for_session
+from app.db.models import Role
+from app.db.session import session_factory
+from app.incident_actions import DISPATCH_ROLES
+from app.metrics import IntakeMetrics
+from app.settings import Settings
+from scheduler.redis_heap import RedisSemanticHeap
+
+
+def get_settings(request: Request) -> Settings:
+    """The settings the app was built with."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def get_session(settings: SettingsDep) -> Iterator[Session]:
+    """A session for the request, closed after it (routes that change something commit themselves)."""
+    session = session_factory(settings.database_url)()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def get_registry(request: Request) -> CollectorRegistry:
+    registry: CollectorRegistry = request.app.state.registry
+    return registry
+
+
+def get_intake_metrics(request: Request) -> IntakeMetrics:
+    metrics: IntakeMetrics = request.app.state.intake_metrics
+    return metrics
+
+
+def get_heap(request: Request) -> RedisSemanticHeap | None:
+    """The Redis semantic heap, or None without `TRIAGE_REDIS_URL`."""
+    heap: RedisSemanticHeap | None = request.app.state.heap
+    return heap
+
+
+RegistryDep = Annotated[CollectorRegistry, Depends(get_registry)]
+IntakeMetricsDep = Annotated[IntakeMetrics, Depends(get_intake_metrics)]
+HeapDep = Annotated[RedisSemanticHeap | None, Depends(get_heap)]
+
+
+def current_principal(request: Request, session: SessionDep, settings: SettingsDep) -> Principal:
+    """Someone allowed to read incidents: a bearer token's user, the console's session, or the dev open API."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        principal = principal_for_token(session, header[7:].strip())
+        if principal is not None:
+            return principal
+    console_user = principal_for_session(session, request.cookies.get(SESSION_COOKIE))
+    if console_user is not None:
+        return console_user
+    if settings.api_open:
+        return Principal("dev-open-api", Role.SUPERVISOR)
+    raise HTTPException(401, "authentication required: a bearer API token or a console session")
+
+
+CurrentPrincipal = Annotated[Principal, Depends(current_principal)]
+"""Any signed-in user (a reader): call-taker, dispatcher or supervisor."""
+
+
+def dispatcher_principal(principal: CurrentPrincipal) -> Principal:
+    """A dispatcher or supervisor; anyone else gets 403."""
+    if principal.role not in DISPATCH_ROLES:
+        raise HTTPException(403, f"a {principal.role.value} may not change an incident (dispatchers and supervisors)")
+    return principal
+
+
+DispatcherPrincipal = Annotated[Principal, Depends(dispatcher_principal)]

@@ -1,0 +1,203 @@
+"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them.
+
+The actions are `app.incident_actions` (the same rules and audit events as the console); this module only turns
+their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 422 (a bad argument).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from sqlalchemy import select
+
+from app import incident_actions as actions
+from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, SettingsDep
+from app.api.schemas import (
+    ClassificationView,
+    CloseRequest,
+    EventView,
+    GuidanceView,
+    IncidentDetail,
+    IncidentList,
+    IncidentSummary,
+    NoteRequest,
+    OutcomeView,
+    OverrideDone,
+    OverrideRequest,
+    Timings,
+)
+from app.db.models import Incident, IncidentEvent, IncidentStatus, Outcome
+from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
+from app.overrides import propagate_override
+
+router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
+
+REFUSALS: tuple[tuple[type[Exception], int], ...] = (
+    (actions.ForbiddenError, 403),
+    (actions.IncidentNotFoundError, 404),
+    (actions.IncidentClosedError, 409),
+    (actions.InvalidActionError, 422),
+)
+"""An action's refusal and the status it answers."""
+
+REFUSED: dict[int | str, dict[str, Any]] = {
+    403: {"description": "the role may not do this"},
+    404: {"description": "no such incident"},
+    409: {"description": "the incident is closed"},
+}
+
+
+@contextmanager
+def refusals_as_statuses() -> Iterator[None]:
+    """Turn an incident action's refusal into an HTTP error with its reason."""
+    try:
+        yield
+    except (actions.ForbiddenError, actions.ActionError) as error:
+        status = next((code for kind, code in REFUSALS if isinstance(error, kind)), 422)
+        raise HTTPException(status, str(error)) from None
+
+
+@router.get("", response_model=IncidentList)
+def list_incidents(session: SessionDep, _: CurrentPrincipal, status: str = "open", limit: int = 100) -> IncidentList:
+    """Incidents, most urgent first (unclassified ones last), then by arrival."""
+    query = select(Incident)
+    if status == "open":
+        query = query.where(Incident.status != IncidentStatus.CLOSED.value)
+    elif status != "all":
+        if status not in {s.value for s in IncidentStatus}:
+            raise HTTPException(422, f"status must be open, all or one of {[s.value for s in IncidentStatus]}")
+        query = query.where(Incident.status == status)
+    incidents = session.scalars(query.order_by(*URGENCY_ORDER).limit(max(1, min(limit, 1000)))).all()
+    return IncidentList(incidents=[summary(incident) for incident in incidents])
+
+
+@router.get("/{incident_id}", response_model=IncidentDetail, responses={404: REFUSED[404]})
+def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> IncidentDetail:
+    """One incident: its message, classification, guidance so far, timings, outcome and history."""
+    incident = session.get(Incident, incident_id)
+    if incident is None:
+        raise HTTPException(404, "no such incident")
+    outcome = session.get(Outcome, incident_id)
+    classification = classification_view(latest_classification(session, incident_id))
+    guidance = incident.guidance
+    return IncidentDetail(
+        **summary(incident).model_dump(),
+        text=incident.text,
+        caller=incident.caller,
+        location=incident.location,
+        call_id=incident.call_id,
+        classification=None if classification is None else ClassificationView(**classification),
+        guidance=None
+        if guidance is None
+        else GuidanceView(
+            text=guidance.text, tokens=guidance.tokens, model=guidance.model, prompt_version=guidance.prompt_version
+        ),
+        timings=_timings(incident, outcome),
+        outcome=None
+        if outcome is None
+        else OutcomeView(
+            tokens=outcome.tokens,
+            evictions=outcome.evictions,
+            deliveries=outcome.deliveries,
+            engine=outcome.engine,
+            model=outcome.model,
+            error=outcome.error,
+        ),
+        events=[_event(event) for event in incident_events(session, incident_id)],
+    )
+
+
+@router.post("/{incident_id}/claim", response_model=IncidentSummary, responses=REFUSED)
+def claim_incident(incident_id: str, session: SessionDep, principal: DispatcherPrincipal) -> IncidentSummary:
+    """Take the incident (a new one becomes claimed)."""
+    with refusals_as_statuses():
+        incident = actions.claim(session, incident_id, principal)
+    session.commit()
+    return summary(incident)
+
+
+@router.post("/{incident_id}/override", response_model=OverrideDone, responses=REFUSED)
+def override_incident(
+    incident_id: str,
+    payload: OverrideRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: DispatcherPrincipal,
+) -> OverrideDone:
+    """Set the incident's ESI level (a reason is required): re-keyed in the heap and the engine at once."""
+    with refusals_as_statuses():
+        incident = actions.override(session, incident_id, principal, payload.esi_level, payload.reason)
+    esi_level = incident.override_level
+    assert esi_level is not None
+    session.commit()  # the database first: a worker that loads the incident from now on sees the new level
+    return OverrideDone(
+        incident_id=incident_id, esi_level=esi_level, heap=propagate_override(settings, incident_id, esi_level)
+    )
+
+
+@router.post("/{incident_id}/dispatch", response_model=IncidentSummary, responses=REFUSED)
+def dispatch_incident(incident_id: str, session: SessionDep, principal: DispatcherPrincipal) -> IncidentSummary:
+    """Mark the incident dispatched."""
+    with refusals_as_statuses():
+        incident = actions.dispatch(session, incident_id, principal)
+    session.commit()
+    return summary(incident)
+
+
+@router.post("/{incident_id}/close", response_model=IncidentSummary, responses=REFUSED)
+def close_incident(
+    incident_id: str, payload: CloseRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> IncidentSummary:
+    """Close the incident with a disposition."""
+    with refusals_as_statuses():
+        incident = actions.close(session, incident_id, principal, payload.disposition)
+    session.commit()
+    return summary(incident)
+
+
+@router.post("/{incident_id}/notes", status_code=201, response_model=EventView, responses={404: REFUSED[404]})
+def add_note(incident_id: str, payload: NoteRequest, session: SessionDep, principal: CurrentPrincipal) -> EventView:
+    """Add a note to the incident's history (any role; closed incidents too)."""
+    with refusals_as_statuses():
+        event = actions.add_note(session, incident_id, principal, payload.note)
+    session.commit()
+    return _event(event)
+
+
+def summary(incident: Incident) -> IncidentSummary:
+    return IncidentSummary(
+        id=incident.id,
+        source=incident.source,
+        status=incident.status,
+        esi_level=incident.esi_level,
+        model_level=incident.model_level,
+        override_level=incident.override_level,
+        chief_complaint=incident.chief_complaint,
+        guidance_state=incident.guidance_state,
+        accepted_at=_iso(incident.accepted_at),
+    )
+
+
+def _timings(incident: Incident, outcome: Outcome | None) -> Timings:
+    return Timings(
+        received_at=_iso(incident.received_at),
+        accepted_at=_iso(incident.accepted_at),
+        classified_at=_iso(incident.classified_at),
+        queued_at=_iso(incident.queued_at),
+        queue_wait_s=outcome.queue_wait_s if outcome else None,
+        ttft_s=outcome.ttft_s if outcome else None,
+        total_s=outcome.total_s if outcome else None,
+        finished_at=_iso(outcome.finished_at) if outcome else None,
+    )
+
+
+def _event(event: IncidentEvent) -> EventView:
+    return EventView(**{**event_view(event), "at": _iso(event.created_at)})
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None

@@ -1,0 +1,111 @@
+"""Webhook intake: `POST /v1/intake/{source}`, signed with Standard Webhooks, stored before the 202."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
+from app.db.session import session_scope
+from app.intake.schemas import IntakeAccepted, IntakeMessage
+from app.intake.signatures import SignatureError, verify
+from app.pipeline import store_message, try_hand_over
+
+router = APIRouter(tags=["intake"])
+
+
+class FieldError(BaseModel):
+    field: str
+    reason: str
+
+
+class IntakeRejected(BaseModel):
+    """422: the body is not a valid message."""
+
+    detail: str
+    errors: list[FieldError]
+
+
+class BodyTooLargeError(Exception):
+    pass
+
+
+async def _read_limited(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLargeError
+    body = bytearray()
+    async for chunk in request.stream():
+        body.extend(chunk)
+        if len(body) > limit:
+            raise BodyTooLargeError
+    return bytes(body)
+
+
+def _rejected(error: ValidationError) -> JSONResponse:
+    errors = [
+        FieldError(field=".".join(str(part) for part in item["loc"]) or "body", reason=item["msg"])
+        for item in error.errors()
+    ]
+    body = IntakeRejected(detail="invalid message", errors=errors)
+    return JSONResponse(body.model_dump(), status_code=422)
+
+
+@router.post(
+    "/v1/intake/{source}", status_code=202, response_model=IntakeAccepted, responses={422: {"model": IntakeRejected}}
+)
+async def intake(
+    source: str,
+    request: Request,
+    background: BackgroundTasks,
+    settings: SettingsDep,
+    metrics: IntakeMetricsDep,
+    heap: HeapDep,
+) -> IntakeAccepted | JSONResponse:
+    """Verify the signature on the raw bytes, store the message with its outbox entry, answer 202, hand over."""
+    secrets = settings.webhook_secrets.get(source)
+    if secrets is None:
+        metrics.rejected.labels("unknown_source").inc()
+        raise HTTPException(404, f"unknown source {source!r}")
+    try:
+        body = await _read_limited(request, settings.max_body_bytes)
+    except BodyTooLargeError:
+        metrics.rejected.labels("too_large").inc()
+        raise HTTPException(413, f"body over {settings.max_body_bytes} bytes") from None
+    webhook_id = request.headers.get("webhook-id")
+    try:
+        verify(
+            secrets,
+            webhook_id,
+            request.headers.get("webhook-timestamp"),
+            request.headers.get("webhook-signature"),
+            body,
+            settings.webhook_tolerance_s,
+        )
+    except SignatureError as error:
+        metrics.rejected.labels(error.reason).inc()
+        raise HTTPException(401, str(error)) from None
+    assert webhook_id is not None
+    if len(webhook_id) > 255:
+        metrics.rejected.labels("invalid").inc()
+        raise HTTPException(422, "webhook-id longer than 255 characters")
+    try:
+        message = IntakeMessage.model_validate_json(body)
+    except ValidationError as error:
+        metrics.rejected.labels("invalid").inc()
+        return _rejected(error)
+
+    def store() -> tuple[str, bool]:
+        with session_scope(settings.database_url) as session:
+            return store_message(session, source, webhook_id, message)
+
+    incident_id, duplicate = await run_in_threadpool(store)
+    if duplicate:
+        metrics.duplicates.labels(source).inc()
+    else:
+        metrics.accepted.labels(source).inc()
+        if heap is not None:
+            background.add_task(try_hand_over, incident_id)
+    return IntakeAccepted(incident_id=incident_id, duplicate=duplicate)

@@ -1,0 +1,122 @@
+"""The incident API's and the health routes' request and response bodies (pydantic)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class IncidentSummary(BaseModel):
+    """One incident in a list (and the head of its detail)."""
+
+    id: str
+    source: str
+    status: str
+    esi_level: int | None
+    model_level: int | None
+    override_level: int | None
+    chief_complaint: str | None
+    guidance_state: str
+    accepted_at: str | None
+
+
+class IncidentList(BaseModel):
+    incidents: list[IncidentSummary]
+
+
+class ClassificationView(BaseModel):
+    """The latest classification, as `app.incidents.classification_view` reads it."""
+
+    esi_level: int
+    classifier_level: int
+    decision_point: str
+    probabilities: dict[str, Any]
+    evidence: list[dict[str, Any]]
+    predicted_output_tokens: int
+    model_version: str
+    needs_review: bool
+    review_reason: str
+    resources: list[dict[str, Any]]
+    resource_count: int
+
+
+class GuidanceView(BaseModel):
+    text: str
+    tokens: int
+    model: str
+    prompt_version: str
+
+
+class Timings(BaseModel):
+    received_at: str | None
+    accepted_at: str | None
+    classified_at: str | None
+    queued_at: str | None
+    queue_wait_s: float | None
+    ttft_s: float | None
+    total_s: float | None
+    finished_at: str | None
+
+
+class OutcomeView(BaseModel):
+    tokens: int
+    evictions: int
+    deliveries: int
+    engine: str
+    model: str
+    error: str | None
+
+
+class EventView(BaseModel):
+    """One audit event: who did what, the state before and after, and why."""
+
+    at: str | None
+    actor: str
+    action: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    reason: str | None
+
+
+class IncidentDetail(IncidentSummary):
+    text: str
+    caller: str | None
+    location: str | None
+    call_id: str | None
+    classification: ClassificationView | None
+    guidance: GuidanceView | None
+    timings: Timings
+    outcome: OutcomeView | None
+    events: list[EventView]
+
+
+class OverrideRequest(BaseModel):
+    """An override: the level is checked by `app.incident_actions` (a strict integer 1..5: not 2.0, true or "2")."""
+
+    esi_level: Any = Field(default=None, description="the new ESI level, an integer 1..5")
+    reason: str = Field(default="", description="why (required)")
+
+
+class OverrideDone(BaseModel):
+    incident_id: str
+    esi_level: int
+    heap: str
+    """Where the incident was in the Redis heap when it was re-keyed ("not queued" without Redis)."""
+
+
+class CloseRequest(BaseModel):
+    disposition: str = Field(description="transported, treated on scene, no patient found, refused care, ...")
+
+
+class NoteRequest(BaseModel):
+    note: str
+
+
+class HealthStatus(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, str]
