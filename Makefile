@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint install services screenshots clean
+.PHONY: run test lint install services screenshots clean vllm-upstream-tests
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +38,32 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# vLLM 0.32.0's own scheduler tests (tests/v1/core of its PyPI sdist) with our scheduler swapped in by the plugin
+# tests_vllm_upstream/vllm_upstream.py, which also lists every skip and expected failure with its reason. The sdist
+# comes through pip from PyPI (pip builds its metadata first: in an isolated environment with vLLM's build needs, torch
+# 2.13.0 among them, from the local CPU wheel here, and VLLM_TARGET_DEVICE=empty, no version suffix, so nothing is
+# compiled); only the tests are extracted, both cached in $(UPSTREAM).
+VLLM_VERSION := 0.32.0
+UPSTREAM := .vllm-upstream
+UPSTREAM_SRC := $(UPSTREAM)/vllm-$(VLLM_VERSION)
+UPSTREAM_FILES := pyproject.toml tests/__init__.py tests/v1/__init__.py tests/v1/core \
+	tests/v1/kv_connector/__init__.py tests/v1/kv_connector/unit/__init__.py tests/v1/kv_connector/unit/utils.py
+
+$(UPSTREAM)/vllm-$(VLLM_VERSION).tar.gz: | $(BIN)/python
+	VLLM_TARGET_DEVICE=empty VLLM_SKIP_VERSION_SUFFIX=1 $(BIN)/pip download --quiet --no-deps --no-binary vllm \
+		vllm==$(VLLM_VERSION) -d $(UPSTREAM)
+
+$(UPSTREAM_SRC)/.extracted: $(UPSTREAM)/vllm-$(VLLM_VERSION).tar.gz Makefile
+	rm -rf $(UPSTREAM_SRC)
+	tar -xzf $(UPSTREAM)/vllm-$(VLLM_VERSION).tar.gz -C $(UPSTREAM) $(addprefix vllm-$(VLLM_VERSION)/,$(UPSTREAM_FILES))
+	touch $@
+
+vllm-upstream-tests: install $(UPSTREAM_SRC)/.extracted
+	cd $(UPSTREAM_SRC) && PYTHONPATH=$(CURDIR)/tests_vllm_upstream:$(CURDIR)/$(UPSTREAM_SRC) \
+		$(CURDIR)/$(BIN)/pytest -p vllm_upstream -p no:cacheprovider -q -rfEsx tests/v1/core
+
 # pytest exits 5 when it collects no tests; make treats that as a failure, so an empty run cannot pass.
-test: lint services
+test: lint vllm-upstream-tests services
 	$(BIN)/pytest
 
 # The console screenshots in docs/img/ (the tests alone write theirs to a scratch directory).
@@ -47,4 +71,4 @@ screenshots: install services
 	TRIAGE_SCREENSHOTS_DIR=docs/img $(BIN)/pytest -q tests/app/console/test_console_browser.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis $(UPSTREAM)
