@@ -79,6 +79,8 @@ class DecisionLog:
     victims_total: int = 0
     victim_history: list[list[str]] = field(default_factory=list)
     """Victim lists of the steps that chose any, in order (kept short: the last 100)."""
+    running_at_eviction: list[list[str]] = field(default_factory=list)
+    """For each entry of `victim_history`, the requests that were running when the victims were chosen."""
     scheduled_total: int = 0
     """Request-steps scheduled (divided by `decisions`: the mean batch size)."""
     tokens_total: int = 0
@@ -209,6 +211,7 @@ def make_semantic_scheduler_class(
             log.victims_total += len(victims)
             if victims:
                 log.victim_history = [*log.victim_history[-99:], [state.request_id for state in victims]]
+                log.running_at_eviction = [*log.running_at_eviction[-99:], [state.request_id for state in active]]
             if not scheduled and failed:
                 return None, fast_path, 0, 0
             return scheduled, fast_path, q_tokens, kv_read

@@ -228,12 +228,16 @@ def test_eviction_order_matches_the_core_on_a_hand_built_case(tiny_llama: Path) 
             await engine.stop()
         # The victims were really evicted (recompute), with no crash of the generation loop.
         assert engine.restarts == 0 and engine.decisions.evictions >= 1
-        return engine.decisions.victim_history[0]
+        return engine.decisions.victim_history[0], engine.decisions.running_at_eviction[0]
 
-    engine_victims = asyncio.run(scenario())
+    engine_victims, running_then = asyncio.run(scenario())
     assert core_victims == ["esi5", "esi4"]
-    # The library rounds its cache up to whole sectors, so it may need fewer victims; the order is the core's.
-    assert engine_victims and engine_victims == core_victims[: len(engine_victims)]
+    # The running requests grow into new blocks while they decode, and the library itself may send the least urgent
+    # back to waiting before the urgent request arrives (how many steps run first depends on the machine). So the
+    # engine's victims are compared with the core's order restricted to what was running at that moment: the least
+    # urgent running request first. The library rounds its cache up to whole sectors, so it may need fewer victims.
+    expected = [name for name in ["esi5", "esi4", "esi3"] if name in running_then]
+    assert engine_victims and engine_victims == expected[: len(engine_victims)]
 
 
 def test_abort_ends_the_stream_and_forgets_the_request(tiny_llama: Path) -> None:
