@@ -134,7 +134,7 @@ def triager_for(model_dir: str | None, settings: Settings | None = None) -> Tria
         cached = _triagers.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        model = load_or_train_default(Path(model_dir) if model_dir else None)
+        model = load_or_train_default(directory)
         log.info("triage model %s loaded from %s (backend %s)", model.version, directory, settings.triage_backend)
         if settings.triage_backend == "llm":
             from app.triage_llm import engine_generator

@@ -18,8 +18,6 @@ from typing import Any, Generic, TypeVar
 from triage_models.generator import generate
 from triage_models.metrics import triage_metrics
 from triage_models.pipeline import GENERATED_SOURCE, TriageModel, Triager, train_model
-from triage_models.resources import RESOURCES_VERSION
-from triage_models.rules import RULES_VERSION
 from triage_models.store import LabelledData
 
 OVERRIDE_WEIGHT = 5
@@ -249,12 +247,6 @@ def promotion_gate(serving: Figures, candidate: Figures) -> PromotionDecision:
     if candidate_recall < serving_recall:
         return PromotionDecision(False, serving_recall, candidate_recall, f"refused: {both} (lower)")
     return PromotionDecision(True, serving_recall, candidate_recall, f"promoted: {both} (not lower)")
-
-
-def stale_versions(meta: dict[str, Any]) -> list[str]:
-    """What a model was built for that this installation no longer is (the serving loader would skip it)."""
-    current = {"rules_version": RULES_VERSION, "resources_version": RESOURCES_VERSION}
-    return [f"{key} {meta.get(key)} (now {value})" for key, value in current.items() if meta.get(key) != value]
 
 
 def previous_dir(serving_dir: Path) -> Path:

@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from triage_models.generator import GENERATOR_VERSION, generate
 from triage_models.ktas import load_ktas
@@ -43,23 +44,10 @@ SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "shipped"
 """The default model, trained on real and generated data and shipped inside the package (see docs/model-card.md)."""
 
 
-def train_default_model(
-    data_dir: Path | None = None, count: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED, trained_at: str = ""
-) -> TriageModel:
-    """The default model: KTAS ED1 and the ESI practice vignettes when present, plus generated messages."""
-    data = default_training_data(data_dir, count, seed)
-    return train_model(
-        data.texts,
-        data.labels,
-        sources=data.sources,
-        source=f"{' + '.join(sorted(set(data.sources) - {GENERATED_SOURCE}))} + generated:{GENERATOR_VERSION}:"
-        f"n={count}:seed={seed}",
-        trained_at=trained_at,
-    )
-
-
-def _current(model: TriageModel) -> bool:
-    return model.meta.get("rules_version") == RULES_VERSION and model.meta.get("resources_version") == RESOURCES_VERSION
+def stale_versions(meta: dict[str, Any]) -> list[str]:
+    """What a model was built for that this installation no longer is (empty for a model the loader will use)."""
+    current = {"rules_version": RULES_VERSION, "resources_version": RESOURCES_VERSION}
+    return [f"{key} {meta.get(key)} (now {value})" for key, value in current.items() if meta.get(key) != value]
 
 
 def load_or_train_default(directory: Path | None = None) -> TriageModel:
@@ -72,9 +60,10 @@ def load_or_train_default(directory: Path | None = None) -> TriageModel:
             model = TriageModel.load(candidate)
         except FileNotFoundError:
             continue
-        if _current(model):
+        stale = stale_versions(model.meta)
+        if not stale:
             return model
-        log.info("triage model in %s was built for %s; not used", candidate, model.meta.get("rules_version"))
+        log.info("triage model in %s was built for %s; not used", candidate, ", ".join(stale))
     log.warning("no usable triage model (shipped or in %s): training one from generated messages", directory)
     messages = list(generate(DEFAULT_TRAINING_SIZE, DEFAULT_SEED))
     model = train_model(

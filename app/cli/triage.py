@@ -166,9 +166,10 @@ def train(
     """Train a model from a centre's own CSV, the reference data and/or generated messages, and save it."""
     if data is None and generated <= 0 and not reference_data:
         raise typer.BadParameter("give --data CSV, --reference-data, --generated N, or several")
-    own = _read(data, data_format, text_column, label_column, length_column) if data is not None else None
-    if own is not None:
-        own = LabelledData(own.texts, own.labels, own.answer_tokens, [data.name if data else "data"] * len(own.texts))
+    own = None
+    if data is not None:
+        read = _read(data, data_format, text_column, label_column, length_column)
+        own = LabelledData(read.texts, read.labels, read.answer_tokens, [data.name] * len(read.texts))
     labelled = _training_data(own, reference_data, generated)
     source = " + ".join(
         [*([str(data)] if data else []), *(["reference:ktas-ed1+esi-vignettes"] if reference_data else []),

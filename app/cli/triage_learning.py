@@ -33,7 +33,6 @@ from triage_models.retrain import (
     previous_dir,
     promotion_gate,
     retrain,
-    stale_versions,
 )
 from triage_models.store import (
     DEFAULT_TRAINING_SIZE,
@@ -44,6 +43,7 @@ from triage_models.store import (
     load_or_train_default,
     read_ktas,
     read_labelled_csv,
+    stale_versions,
 )
 
 log = logging.getLogger(__name__)

@@ -25,11 +25,10 @@ from triage_models.retrain import (
     promotion_gate,
     retrain,
     split_by_time,
-    stale_versions,
     with_overrides,
 )
 from triage_models.rules import RULES_VERSION
-from triage_models.store import LabelledData
+from triage_models.store import LabelledData, stale_versions
 
 START = dt.datetime(2026, 11, 1, 8, 0, tzinfo=dt.UTC)
 
