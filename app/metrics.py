@@ -11,8 +11,8 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
+from scheduler.policy import ESI_LEVELS
 from scheduler.redis_heap import RedisSemanticHeap
-from scheduler.request import ESI_LEVELS
 
 log = logging.getLogger(__name__)
 

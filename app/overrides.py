@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from app.db.models import Incident, IncidentEvent
-from app.queueing import heap_for, publish_override, redis_client
+from app.queueing import publish_override, redis_client, settings_heap
 from app.settings import Settings
 
 
@@ -30,6 +30,6 @@ def propagate_override(settings: Settings, incident_id: str, esi_level: int) -> 
     """After the commit: re-key the incident in the heap and tell the engine workers; where it was."""
     if settings.redis_url is None:
         return "not queued"
-    where = heap_for(settings.redis_url, settings.queue_prefix).rekey(incident_id, esi_level)
+    where = settings_heap(settings).override(incident_id, esi_level)
     publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
     return where

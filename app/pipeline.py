@@ -179,7 +179,7 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
     with session_scope(settings.database_url) as session:
         current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
     if current is not None and current != level:
-        heap.rekey(incident_id, current)
+        heap.override(incident_id, current)
     return action
 
 
@@ -226,27 +226,14 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
     )
 
 
-def publish_classify_default(incident_id: str) -> None:
-    from app.worker.tasks import classify
-
-    classify.apply_async(args=[incident_id], retry=False)
-
-
-def try_hand_over(incident_id: str) -> None:
-    """Hand a stored message to the workers now; if the broker is away, the reconciler does it later."""
-    try:
-        publish_classify_default(incident_id)
-    except Exception as error:
-        log.warning("could not hand %s to the workers yet: %s", incident_id, error)
-
-
 def reconcile(
     settings: Settings,
     heap: RedisSemanticHeap,
-    publish: Callable[[str], Any] = publish_classify_default,
+    publish: Callable[[str], Any],
     now: dt.datetime | None = None,
 ) -> dict[str, int]:
-    """One pass: republish stale unclassified messages, re-queue classified ones missing from the heap."""
+    """One pass: republish stale unclassified messages (through `publish`, which hands one to the workers), re-queue
+    classified ones missing from the heap."""
     now = now or utcnow()
     stale_before = now - dt.timedelta(seconds=settings.outbox_redeliver_s)
     counts = {"republished": 0, "requeued": 0, "expired_leases": heap.requeue_expired()}
@@ -289,12 +276,12 @@ def reconcile(
     return counts
 
 
-def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any) -> None:
+def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publish: Callable[[str], Any]) -> None:
     """Reconcile every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
     while not stop.wait(settings.reconcile_interval_s):
         started = time.monotonic()
         try:
-            counts = reconcile(settings, heap)
+            counts = reconcile(settings, heap, publish)
             if counts["republished"] or counts["requeued"] or counts["expired_leases"]:
                 log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
         except Exception as error:  # Redis or the database away for a moment: try again next time

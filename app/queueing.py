@@ -7,6 +7,8 @@ from typing import Any
 
 import redis
 
+from app.settings import Settings
+from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 from scheduler.redis_heap import RedisSemanticHeap
 
 OVERRIDE_CHANNEL = "overrides"
@@ -18,10 +20,20 @@ def redis_client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=10)
 
 
-def heap_for(url: str, prefix: str) -> RedisSemanticHeap:
-    return RedisSemanticHeap(redis_client(url), prefix)
+def heap_for(
+    url: str, prefix: str, policy: str = DEFAULT_POLICY, options: PolicyOptions | None = None
+) -> RedisSemanticHeap:
+    """The shared heap under `prefix`, scored by `policy` and its options."""
+    return RedisSemanticHeap(redis_client(url), prefix, policy, options)
+
+
+def settings_heap(settings: Settings) -> RedisSemanticHeap:
+    """The heap the settings name: their Redis, queue prefix, scheduling policy and options."""
+    if settings.redis_url is None:
+        raise ValueError("no Redis configured (TRIAGE_REDIS_URL)")
+    return heap_for(settings.redis_url, settings.queue_prefix, settings.scheduling_policy, settings.policy_options)
 
 
 def publish_override(client: Any, prefix: str, incident_id: str, esi_level: int) -> None:
-    """Tell every engine worker: this incident's level changed (the one serving it re-prioritizes at once)."""
+    """Tell every engine worker: this incident's level changed (the one serving it applies the override at once)."""
     client.publish(f"{prefix}:{OVERRIDE_CHANNEL}", f"{incident_id} {esi_level}")

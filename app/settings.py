@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from scheduler.engines.base import ENGINE_NAMES
+from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 
 DATA_DIR = Path.home() / ".local" / "share" / "triage-dispatch"
 DEFAULT_LLM = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -79,6 +80,23 @@ class Settings(BaseSettings):
     reconcile_interval_s: float = 2.0
     celery_visibility_timeout_s: int = 300
     queue_prefix: str = "triage"
+    # The scheduling policy every queue and engine orders by, and its options (`scheduler.policy.PolicyOptions`).
+    scheduling_policy: Literal["semantic", "semantic-strict"] = DEFAULT_POLICY
+    policy_limited_preemption: float | None = 0.8
+    policy_max_preemptions: int | None = 3
+    policy_aging_interval_s: float | None = 30.0
+    policy_reserved_kv_share: float = 0.1
+    policy_level_weights: tuple[float, float, float, float, float] = (1.0, 4.0, 2.0, 1.5, 1.0)
+    policy_level_deadlines_s: tuple[float | None, float | None, float | None, float | None, float | None] = (
+        None,
+        60.0,
+        180.0,
+        600.0,
+        1200.0,
+    )
+    policy_deadline_window_s: float = 5.0
+    policy_max_deferred_steps: int = 4
+    policy_held_prefill_share: float = 0.25
 
     @field_validator("engine")
     @classmethod
@@ -89,6 +107,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _safe(self) -> Settings:
+        try:
+            self.policy_options  # noqa: B018 - built to check the TRIAGE_POLICY_* settings together
+        except ValueError as error:
+            raise SettingsError(f"TRIAGE_POLICY_*: {error}") from None
         if not self.webhook_secrets:
             raise SettingsError("TRIAGE_WEBHOOK_SECRETS names no source")
         for source, secrets in self.webhook_secrets.items():
@@ -108,6 +130,21 @@ class Settings(BaseSettings):
             if self.redis_url is None:
                 raise SettingsError("production needs TRIAGE_REDIS_URL (no embedded redis-server)")
         return self
+
+    @property
+    def policy_options(self) -> PolicyOptions:
+        """The policy's options as the schedulers take them (checked when the settings are read)."""
+        return PolicyOptions(
+            limited_preemption=self.policy_limited_preemption,
+            max_preemptions=self.policy_max_preemptions,
+            aging_interval_s=self.policy_aging_interval_s,
+            reserved_kv_share=self.policy_reserved_kv_share,
+            level_weights=self.policy_level_weights,
+            level_deadlines_s=self.policy_level_deadlines_s,
+            deadline_window_s=self.policy_deadline_window_s,
+            max_deferred_steps=self.policy_max_deferred_steps,
+            held_prefill_share=self.policy_held_prefill_share,
+        )
 
     @property
     def api_open(self) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
 from app.settings import Settings
 from scheduler.engines.base import Engine, EngineError, EngineRequest
 
@@ -195,9 +196,6 @@ def settings_loader(settings: Settings) -> Loader:
     `resolve_model`, `load_tokenizer`, `serving_positions`)."""
 
     async def load() -> LoadedEngine:
-        # Imported here: the engine worker's module imports the web app, which imports the pipeline.
-        from app.engine_worker import build_engine, load_tokenizer, resolve_model, serving_positions
-
         model = await asyncio.to_thread(resolve_model, settings.model)
         engine = await asyncio.to_thread(build_engine, settings)
         log.info("llm triage: starting the %s engine with %s", settings.engine, model)

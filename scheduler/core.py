@@ -10,11 +10,24 @@ from scheduler.arrival_buffer import ArrivalBuffer, extract_top_b
 from scheduler.batching import BatchEntry, select_batch
 from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel
-from scheduler.eviction import EvictionKind, decide_eviction, eviction_key
+from scheduler.eviction import EvictionKind, decide_eviction
 from scheduler.indexed_heap import IndexedHeap, KeyedQueue, SortKey
 from scheduler.plan import Eviction, ScheduledWork, StepPlan
-from scheduler.policies import Policy, get_policy
-from scheduler.request import ESI_LEVELS, Request, Stage
+from scheduler.policy import (
+    ESI_LEVELS,
+    KeyView,
+    Policy,
+    PolicyOptions,
+    aged_level,
+    eviction_key,
+    get_policy,
+    is_protected,
+    next_key_change_s,
+    protection_holds,
+)
+from scheduler.request import Request, Stage
+
+_NO_OPTIONS = PolicyOptions(limited_preemption=None, max_preemptions=None, aging_interval_s=None, reserved_kv_share=0.0)
 
 
 class RequestTooLargeError(ValueError):
@@ -66,8 +79,8 @@ class Scheduler:
     loop) moves arrivals into the waiting min-heap; `schedule(now_s)` takes the top-b candidates from
     heap and buffer, merges them with the ongoing batch, admits them under the token budget and the KV
     capacity (evicting the least urgent resident KV when needed) and returns a `StepPlan`; the engine
-    executes it and reports back through `update_from_step`. The caller passes the time in; aging is
-    applied to keys at that point, never inside a comparison.
+    executes it and reports back through `update_from_step`. The caller passes the time in; keys that change
+    with the clock (aging, deadlines: `scheduler.policy`) are re-keyed at that point, never inside a comparison.
     """
 
     def __init__(
@@ -88,20 +101,18 @@ class Scheduler:
         # Scheduling keys cached per request; dropped whenever the request's state changes.
         self._keys: dict[str, SortKey] = {}
         self._kv_used_blocks = 0
-        self._aging_due: list[tuple[float, int, str, int]] = []
-        self._aging_generation: dict[str, int] = {}
+        self._key_changes: list[tuple[float, int, str, int]] = []
+        self._key_generation: dict[str, int] = {}
+        self._now_s = 0.0
         self._next_seq = 0
         self._evictions = {kind.value: 0 for kind in EvictionKind}
         self._preemptions = 0
         self._steps = 0
         self._finished = 0
-        options = self.policy.semantic_options
+        # Baselines run without the semantic options: no pins, no aging, no reserved KV.
+        self.options = config.options if self.policy.semantic_options else _NO_OPTIONS
         capacity = config.capacity_blocks
-        self._pin_share = config.limited_preemption if options else None
-        self._max_preemptions = config.max_preemptions if options else None
-        self._aging_interval_s = config.aging_interval_s if options else None
-        reserved = int(capacity * config.reserved_kv_share) if options else 0
-        self._unreserved_blocks = capacity - reserved
+        self._unreserved_blocks = capacity - int(capacity * self.options.reserved_kv_share)
 
     # ----- keys and estimates -------------------------------------------------------------------------
 
@@ -116,9 +127,19 @@ class Scheduler:
             + cost.decode_s(sequence, request.predicted_remaining_tokens)
         )
 
+    def key_view(self, request: Request) -> KeyView:
+        """What the policy computes the request's key from."""
+        return KeyView(
+            esi_level=request.esi_level,
+            est_remaining_s=self.est_remaining_s(request),
+            arrival_seq=request.arrival_seq,
+            arrival_s=request.arrival_s,
+            clock_start_s=request.clock_start_s,
+        )
+
     def order_key(self, request: Request) -> SortKey:
-        """The policy's scheduling key for a request as it stands now."""
-        return self.policy.order_key(request, self.est_remaining_s(request))
+        """The policy's scheduling key for a request as it stands at the scheduler's current time."""
+        return self.policy.key(self.key_view(request), self.options, self._now_s)
 
     def _key_by_id(self, request_id: str) -> SortKey:
         """The request's current key, from the cache when its state has not changed since."""
@@ -128,18 +149,14 @@ class Scheduler:
         return key
 
     def _is_pinned(self, request: Request) -> bool:
-        """Pinned requests are neither displaced nor evicted: in the last (1 - C) of their predicted output, or
-        preempted too often. The window closes at the predicted length, so an under-predicted answer is not
-        protected for its whole real length. Pins never hold against an ESI 1 request (see `schedule`)."""
-        if self._pin_share is not None:
-            generated, predicted = request.tokens_generated, request.predicted_output_tokens
-            if self._pin_share * predicted <= generated < predicted:
-                return True
-        return self._max_preemptions is not None and request.preemption_count >= self._max_preemptions
+        """Pinned requests are neither displaced nor evicted (`policy.is_protected`), except for ESI 1."""
+        return is_protected(
+            self.options, request.tokens_generated, request.predicted_output_tokens, request.preemption_count
+        )
 
     def _tier_limit_blocks(self, esi_level: int) -> int:
         """KV blocks a level may fill: all of them for the most urgent levels, the unreserved part otherwise."""
-        if esi_level <= self.config.reserved_max_level:
+        if esi_level <= self.options.reserved_max_level:
             return self.config.capacity_blocks
         return self._unreserved_blocks
 
@@ -166,10 +183,12 @@ class Scheduler:
         request.arrival_seq = self._next_seq
         self._next_seq += 1
         request.arrival_s = now_s
+        request.clock_start_s = None
         request.stage = Stage.WAITING
+        self._now_s = max(self._now_s, now_s)
         self.requests[request.request_id] = request
         self._buffer.append(request.request_id)
-        self._schedule_aging(request, request.arrival_s)
+        self._schedule_key_change(request)
 
     def drain_buffer(self, max_items: int | None = None) -> int:
         """Heap maintenance (Algorithm 1): insert buffered arrivals into the waiting heap, O(log n) each."""
@@ -178,18 +197,18 @@ class Scheduler:
             self._waiting.push(request_id, self._key_by_id(request_id))
         return len(moved)
 
-    def reprioritize(self, request_id: str, esi_level: int, now_s: float = 0.0) -> None:
+    def override(self, request_id: str, esi_level: int, now_s: float = 0.0) -> None:
         """Apply an acuity override: the request is re-keyed now and ordered by its new level from the next step.
 
-        Aging starts afresh from `now_s` at the new level.
+        Aging and the deadline start afresh from `now_s` at the new level.
         """
         request = self._live(request_id)
         if esi_level not in ESI_LEVELS:
             raise ValueError(f"esi_level must be 1..5, got {esi_level}")
+        self._now_s = max(self._now_s, now_s)
         request.esi_level = esi_level
-        request.effective_level = float(esi_level)
+        request.clock_start_s = now_s
         self._rekey(request)
-        self._schedule_aging(request, now_s)
 
     def _live(self, request_id: str) -> Request:
         try:
@@ -204,7 +223,7 @@ class Scheduler:
         request = self._live(request_id)
         del self.requests[request_id]
         self._keys.pop(request_id, None)
-        self._aging_generation.pop(request_id, None)
+        self._key_generation.pop(request_id, None)
         if request_id in self._buffer:
             self._buffer.remove(request_id)
         self._waiting.discard(request_id)
@@ -219,14 +238,14 @@ class Scheduler:
 
     def schedule(self, now_s: float = 0.0) -> StepPlan:
         """Form the next step: top-b selection (Alg. 2), then admission under token budget and KV (Alg. 4)."""
-        self._apply_aging(now_s)
+        self._apply_key_changes(now_s)
         batch_size = self.config.max_batch_size
         candidates = [
             self._entry(request_id, key, pinned=False)
             for key, request_id in extract_top_b(self._waiting, self._buffer, batch_size, self._key_by_id)
         ]
         # Pins protect work from less urgent arrivals, never from an immediate life threat.
-        pins_hold = all(self.requests[entry.request_id].esi_level > 1 for entry in candidates)
+        pins_hold = all(protection_holds(self.requests[entry.request_id].esi_level) for entry in candidates)
         ongoing = [
             self._entry(request_id, self._key_by_id(request_id), pinned=None if pins_hold else False)
             for request_id in self._running
@@ -263,12 +282,15 @@ class Scheduler:
                 state.returned.remove(first.entry.request_id)
                 state.plan.blocked.remove(first.entry.request_id)
                 self._admit(first, state, force=True)
+        return self._close_step(state, decoders, was_running)
+
+    def _close_step(self, state: _StepState, decoders: list[_Candidate], was_running: set[str]) -> StepPlan:
+        """Record the step: stalled decoders keep their slot, the rest go back to waiting, displaced ones count."""
         state.plan.stalled = [
             candidate.entry.request_id for candidate in decoders if candidate.entry.request_id not in state.evicted
         ]
         for request_id in state.plan.stalled:
             self.requests[request_id].stage = Stage.DECODING
-
         self._running = state.plan.request_ids + state.plan.stalled
         scheduled = set(self._running)
         for request_id in state.returned:
@@ -384,7 +406,7 @@ class Scheduler:
                 # Every remaining resident request is at least as urgent as this one: stop.
                 skipped.append((victim_key, victim_id))
                 break
-            pin_holds = request.esi_level > 1 and self._is_pinned(victim)
+            pin_holds = protection_holds(request.esi_level) and self._is_pinned(victim)
             if victim_id in state.scheduled or (not force and pin_holds):
                 skipped.append((victim_key, victim_id))
                 continue
@@ -443,31 +465,28 @@ class Scheduler:
         self._finished += 1
         del self.requests[request.request_id]
         self._keys.pop(request.request_id, None)
-        self._aging_generation.pop(request.request_id, None)
+        self._key_generation.pop(request.request_id, None)
 
-    # ----- aging -------------------------------------------------------------------------------------------
+    # ----- keys that change with the clock (aging, deadlines) ------------------------------------------------
 
-    def _schedule_aging(self, request: Request, since_s: float, *, restart: bool = True) -> None:
-        """Queue the request's next aging step; `restart` voids steps queued before (an override)."""
-        generation = self._aging_generation.get(request.request_id, 0) + (1 if restart else 0)
-        self._aging_generation[request.request_id] = generation
-        if self._aging_interval_s is None or request.esi_level < self.config.aging_min_level:
-            return
-        if request.effective_level <= self.config.aging_ceiling:
-            return
-        due_s = since_s + self._aging_interval_s
-        heapq.heappush(self._aging_due, (due_s, request.arrival_seq, request.request_id, generation))
+    def _schedule_key_change(self, request: Request) -> None:
+        """Queue the next moment the request's key changes by the clock alone; voids moments queued before."""
+        generation = self._key_generation.get(request.request_id, 0) + 1
+        self._key_generation[request.request_id] = generation
+        request.effective_level = aged_level(self.options, request.esi_level, self._now_s - request.since_s)
+        due_s = next_key_change_s(self.policy, self.options, self.key_view(request), self._now_s)
+        if due_s is not None:
+            heapq.heappush(self._key_changes, (due_s, request.arrival_seq, request.request_id, generation))
 
-    def _apply_aging(self, now_s: float) -> None:
-        """Lift waiting ESI 4-5 requests half a level per interval, never above the ceiling."""
-        while self._aging_due and self._aging_due[0][0] <= now_s:
-            due_s, _, request_id, generation = heapq.heappop(self._aging_due)
+    def _apply_key_changes(self, now_s: float) -> None:
+        """Re-key every request whose key changed by `now_s` (aging steps, deadline windows opening or closing)."""
+        self._now_s = max(self._now_s, now_s)
+        while self._key_changes and self._key_changes[0][0] <= self._now_s:
+            _, _, request_id, generation = heapq.heappop(self._key_changes)
             request = self.requests.get(request_id)
-            if request is None or generation != self._aging_generation.get(request_id):
-                continue  # finished, aborted, or overridden since this step was queued
-            request.effective_level = max(self.config.aging_ceiling, request.effective_level - 0.5)
+            if request is None or generation != self._key_generation.get(request_id):
+                continue  # finished, aborted, or re-keyed since this moment was queued
             self._rekey(request)
-            self._schedule_aging(request, due_s, restart=False)
 
     def _rekey(self, request: Request) -> None:
         self._keys.pop(request.request_id, None)
@@ -475,6 +494,7 @@ class Scheduler:
             self._waiting.update(request.request_id, self._key_by_id(request.request_id))
         if request.request_id in self._resident:
             self._resident.update(request.request_id, eviction_key(self._key_by_id(request.request_id)))
+        self._schedule_key_change(request)
 
     # ----- observation -------------------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ import enum
 from dataclasses import dataclass
 
 from scheduler.cost_model import CostModel
-from scheduler.indexed_heap import SortKey
 
 
 class DecodedKVRule(enum.Enum):
@@ -38,11 +37,6 @@ class EvictionDecision:
         if self.offloaded_tokens == 0:
             return EvictionKind.RECOMPUTE
         return EvictionKind.PARTIAL
-
-
-def eviction_key(order_key: SortKey) -> SortKey:
-    """The reverse of a scheduling key: the min-heap on it pops the least urgent, longest-remaining request."""
-    return tuple(-part for part in order_key)
 
 
 def decide_eviction(

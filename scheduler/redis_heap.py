@@ -1,7 +1,8 @@
 """The semantic heap shared by processes and machines: Redis sorted sets, atomic pop-with-lease in Lua.
 
-Keys (under a prefix): `queue`, a sorted set of waiting items scored by ESI level then estimated remaining
-milliseconds, members `"<arrival µs, 20 digits>|<id>"` so equal scores go by arrival; `leases`, a sorted set of
+Keys (under a prefix): `queue`, a sorted set of waiting items scored by the policy's key encoded as one integer
+(`scheduler.policy.encode_priority`, the same integer vLLM's `priority` carries; its last digit is the ESI level),
+members `"<arrival µs, 20 digits>|<id>"` so equal scores go by arrival; `leases`, a sorted set of
 leased ids scored by lease expiry (Redis server time, ms); `items`, a hash id -> JSON (level, estimate, arrival,
 score, member, consumer, deliveries). Every operation that touches more than one key is one Lua script, so a
 crashed client leaves no half-done state, and expired leases go back to the queue (at their current key) before
@@ -14,10 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, KeyView, PolicyOptions, encode_priority, get_policy
 
-LEVEL_SCALE = 10**10
-"""The score is `esi_level * LEVEL_SCALE + estimated remaining ms` (capped below the scale); exact in a double."""
 ARRIVAL_DIGITS = 20
 
 _NOW = """
@@ -77,7 +76,7 @@ requeue_expired(KEYS[1], KEYS[2], KEYS[3], now)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #head == 0 then return false end
 local max_level = tonumber(ARGV[3])
-if max_level > 0 and math.floor(tonumber(head[2]) / 1e10) > max_level then return false end
+if max_level > 0 and tonumber(head[2]) % 10 > max_level then return false end
 local member = head[1]
 redis.call('ZREM', KEYS[1], member)
 local id = string.sub(member, 22)
@@ -154,7 +153,7 @@ return run() or 0
 """
 )
 
-_REKEY = """
+_OVERRIDE = """
 -- KEYS: queue, leases, items; ARGV: id, level, score. Returns 'waiting', 'leased' or 'absent'.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 'absent' end
@@ -182,13 +181,19 @@ return 1
 """
 
 
-def score_of(esi_level: int, est_remaining_s: float) -> int:
-    """The sorted-set score: ESI level first, then estimated remaining milliseconds."""
+def score_of(
+    esi_level: int, est_remaining_s: float, policy: str = DEFAULT_POLICY, options: PolicyOptions | None = None
+) -> int:
+    """The sorted-set score: the policy's key at intake (or override), encoded (`policy.encode_priority`).
+
+    A sorted set keeps a score until it is written again, so aging and deadline windows, which change a key with
+    the clock, act in the engine's scheduler, where every waiting request is re-keyed when its key changes."""
     if esi_level not in ESI_LEVELS:
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
     if est_remaining_s < 0:
         raise ValueError(f"est_remaining_s must be >= 0, got {est_remaining_s}")
-    return esi_level * LEVEL_SCALE + min(LEVEL_SCALE - 1, round(est_remaining_s * 1000))
+    view = KeyView(esi_level=esi_level, est_remaining_s=est_remaining_s)
+    return encode_priority(get_policy(policy).key(view, options or PolicyOptions(), 0.0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,11 +221,15 @@ class HeapItem:
 
 
 class RedisSemanticHeap:
-    """Waiting incidents ordered by (ESI level, estimated remaining work, arrival), leased to consumers."""
+    """Waiting incidents ordered by the policy's key (then arrival), leased to consumers."""
 
-    def __init__(self, client: Any, prefix: str = "triage") -> None:
+    def __init__(
+        self, client: Any, prefix: str = "triage", policy: str = DEFAULT_POLICY, options: PolicyOptions | None = None
+    ) -> None:
         self.client = client
         self.prefix = prefix
+        self.policy = get_policy(policy).name
+        self.options = options or PolicyOptions()
         self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items"]
         self._push = client.register_script(_PUSH)
         self._pop = client.register_script(_POP_LEASE)
@@ -229,7 +238,7 @@ class RedisSemanticHeap:
         self._ack = client.register_script(_ACK)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
-        self._rekey = client.register_script(_REKEY)
+        self._override = client.register_script(_OVERRIDE)
         self._remove = client.register_script(_REMOVE)
 
     def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
@@ -251,7 +260,7 @@ class RedisSemanticHeap:
             raise ValueError("item ids may not contain '|'")
         if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
             raise ValueError("arrival_us out of range")
-        score = score_of(esi_level, est_remaining_s)
+        score = score_of(esi_level, est_remaining_s, self.policy, self.options)
         item = {
             "id": item_id,
             "esi_level": esi_level,
@@ -286,13 +295,14 @@ class RedisSemanticHeap:
         """Put every item whose lease expired back in the queue; how many there were."""
         return int(self._requeue(keys=self.keys, args=[]))
 
-    def rekey(self, item_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
+    def override(self, item_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
         """Apply an override: 'waiting' (re-ordered now), 'leased' (the new key holds if it comes back), 'absent'."""
         current = self.get(item_id)
         if current is None:
             return "absent"
         estimate = current.est_remaining_s if est_remaining_s is None else est_remaining_s
-        result = self._rekey(keys=self.keys, args=[item_id, esi_level, score_of(esi_level, estimate)])
+        score = score_of(esi_level, estimate, self.policy, self.options)
+        result = self._override(keys=self.keys, args=[item_id, esi_level, score])
         return result.decode() if isinstance(result, bytes) else str(result)
 
     def remove(self, item_id: str) -> bool:
@@ -314,7 +324,7 @@ class RedisSemanticHeap:
     def peek_level(self) -> int | None:
         """The ESI level of the most urgent waiting item."""
         head = self.client.zrange(self.keys[0], 0, 0, withscores=True)
-        return int(head[0][1]) // LEVEL_SCALE if head else None
+        return int(head[0][1]) % 10 if head else None
 
     def waiting_ids(self) -> list[str]:
         """Waiting ids, most urgent first."""
@@ -323,7 +333,7 @@ class RedisSemanticHeap:
 
     def depth_per_level(self) -> dict[int, int]:
         """Waiting items per ESI level."""
-        pipe = self.client.pipeline(transaction=False)
-        for level in ESI_LEVELS:
-            pipe.zcount(self.keys[0], level * LEVEL_SCALE, f"({(level + 1) * LEVEL_SCALE}")
-        return dict(zip(ESI_LEVELS, (int(count) for count in pipe.execute()), strict=True))
+        depth = dict.fromkeys(ESI_LEVELS, 0)
+        for _, score in self.client.zrange(self.keys[0], 0, -1, withscores=True):
+            depth[int(score) % 10] += 1
+        return depth

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-ESI_LEVELS = (1, 2, 3, 4, 5)
+from scheduler.policy import ESI_LEVELS
 
 
 class Stage(enum.Enum):
@@ -46,8 +46,10 @@ class Request:
     kv_device_tokens: int = 0
     kv_offloaded_tokens: int = 0
     preemption_count: int = 0
-    # Effective level after aging (never more urgent than the policy's ceiling); equals esi_level until aged.
     effective_level: float = 0.0
+    """Level after aging (never more urgent than the policy's ceiling), as of the last re-key; esi_level until aged."""
+    clock_start_s: float | None = None
+    """When aging and the deadline started counting: None from arrival, else the time of the last override."""
 
     def __post_init__(self) -> None:
         if self.esi_level not in ESI_LEVELS:
@@ -62,6 +64,11 @@ class Request:
             raise ValueError(f"request {self.request_id}: max_output_tokens must be >= 1, got {self.max_output_tokens}")
         if not self.effective_level:
             self.effective_level = float(self.esi_level)
+
+    @property
+    def since_s(self) -> float:
+        """When aging and the deadline started counting."""
+        return self.arrival_s if self.clock_start_s is None else self.clock_start_s
 
     @property
     def sequence_tokens(self) -> int:

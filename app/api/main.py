@@ -13,8 +13,9 @@ from app.api.routes import health, incidents, intake
 from app.api.routes.health import ENGINE_HEARTBEAT as ENGINE_HEARTBEAT
 from app.metrics import IntakeMetrics, RedisMetricsCollector
 from app.pipeline import run_reconciler
-from app.queueing import heap_for
+from app.queueing import settings_heap
 from app.settings import Settings, get_settings
+from app.worker.publish import publish_classify
 
 
 def create_app(settings: Settings | None = None, *, reconciler: bool = True, console: bool = True) -> FastAPI:
@@ -22,7 +23,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
     the dispatcher console at /console."""
     settings = settings or get_settings()
     registry = CollectorRegistry()
-    heap = heap_for(settings.redis_url, settings.queue_prefix) if settings.redis_url else None
+    heap = settings_heap(settings) if settings.redis_url else None
     if heap is not None:
         registry.register(RedisMetricsCollector(heap))
 
@@ -31,7 +32,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
         stop = threading.Event()
         thread = None
         if reconciler and heap is not None:
-            thread = threading.Thread(target=run_reconciler, args=(settings, heap, stop), daemon=True)
+            thread = threading.Thread(target=run_reconciler, args=(settings, heap, stop, publish_classify), daemon=True)
             thread.start()
         yield
         stop.set()

@@ -14,8 +14,15 @@ from rich.table import Table
 
 from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
 from scheduler.cost_model import PROFILES
-from scheduler.request import ESI_LEVELS
-from scheduler.sim.experiments import BASELINES, EXPERIMENTS, PointResult, experiment_points, run_experiment
+from scheduler.policy import ESI_LEVELS
+from scheduler.sim.experiments import (
+    BASELINES,
+    EXPERIMENTS,
+    ExperimentResult,
+    PointResult,
+    experiment_points,
+    run_experiment,
+)
 
 bench_app = typer.Typer(help="Benchmarks: simulated experiments and scheduler overhead.", no_args_is_help=True)
 _out = Console()
@@ -94,6 +101,24 @@ def bench_sim(
         "kv_capacity_tokens": kv_capacity,
         "mixed_steps": mixed_steps,
     }
+    overrides.update(_optional_overrides(experiment, gap, concurrency, error_rate))
+    result = _simulate(experiment, overrides, sweep, repeats)
+    if out is not None:
+        from scheduler.sim.report import write_report
+
+        for path in write_report(result, out):
+            _err.print(f"wrote {path}")
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+        return
+    _print_experiment(experiment, result)
+
+
+def _optional_overrides(
+    experiment: str, gap: float | None, concurrency: int | None, error_rate: float | None
+) -> dict[str, Any]:
+    """The experiment's parameters given on the command line beyond those it always takes."""
+    overrides: dict[str, Any] = {}
     if gap is not None:
         overrides["gap_s"] = gap
     if concurrency is not None:
@@ -102,6 +127,11 @@ def bench_sim(
         if experiment not in ("urgency-error", "length-error"):
             raise typer.BadParameter("--error-rate applies to the urgency-error and length-error experiments")
         overrides["urgency_error_rate" if experiment == "urgency-error" else "length_error_rate"] = error_rate
+    return overrides
+
+
+def _simulate(experiment: str, overrides: dict[str, Any], sweep: bool, repeats: int) -> ExperimentResult:
+    """Run the experiment (and its sweep) for every policy, with a progress bar on stderr."""
     try:
         headline, points = experiment_points(experiment, overrides, sweep)
     except (TypeError, ValueError) as error:
@@ -118,21 +148,17 @@ def bench_sim(
         transient=True,
     ) as progress:
         task = progress.add_task(f"simulating {experiment}", total=runs)
-        result = run_experiment(
+        return run_experiment(
             experiment,
             overrides,
             sweep=sweep,
             policies=policies,
             progress=lambda name: progress.update(task, advance=1, description=f"{experiment}: {name} done"),
         )
-    if out is not None:
-        from scheduler.sim.report import write_report
 
-        for path in write_report(result, out):
-            _err.print(f"wrote {path}")
-    if as_json:
-        typer.echo(json.dumps(result.to_json()))
-        return
+
+def _print_experiment(experiment: str, result: ExperimentResult) -> None:
+    """The headline and every sweep point as tables."""
     _out.print(
         f"[bold]{experiment}[/bold]: normalized waiting time (s/token) per true ESI level; (Nx) = baseline / semantic;"
         " limit = semantic on the same workload with only levels 1..k; ESI-1 x limit = ESI 1 / its limit"
@@ -212,7 +238,7 @@ def bench_engine(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """A burst through the real engine (tiny local model, small cache), the urgent requests arriving last."""
-    from scheduler.bench.engine_bench import EngineBenchSpec, run_engine_bench
+    from scheduler.bench.engine_bench import LIMIT_RUN, EngineBenchSpec, run_engine_bench
     from scheduler.engines.base import check_engine_name
 
     try:
@@ -229,10 +255,19 @@ def bench_engine(
         _choice(name, ["semantic", "fifo"], "scheduler")
     if requests < 1 or repeats < 1:
         raise typer.BadParameter("--requests and --repeats must be >= 1")
-    results = run_engine_bench(names, EngineBenchSpec(requests=requests, seed=seed), repeats=repeats)
+    results = run_engine_bench(names, EngineBenchSpec(requests=requests, seed=seed), repeats=repeats, with_limit=True)
+    limit = results.pop(LIMIT_RUN)
     if as_json:
-        typer.echo(json.dumps({"schedulers": {name: result.to_json() for name, result in results.items()}}))
+        data = {
+            "schedulers": {name: result.to_json() for name, result in results.items()},
+            "limit": {"ttft_p99_ms": {"1": limit.ttft_p99_ms.get("1")}},
+        }
+        typer.echo(json.dumps(data))
         return
+    _print_engine_bench(results, limit, requests, repeats)
+
+
+def _print_engine_bench(results: dict[str, Any], limit: Any, requests: int, repeats: int) -> None:
     table = Table(title=f"hf engine, burst of {requests} (mean of {repeats} runs each)", title_justify="left")
     table.add_column("scheduler")
     for level in ESI_LEVELS:
@@ -249,6 +284,11 @@ def bench_engine(
             f"ESI 1 p99 time to first token: fifo / semantic = "
             f"{fifo.ttft_p99_ms['1'] / max(semantic.ttft_p99_ms['1'], 1e-9):.1f}x; "
             f"throughput semantic / fifo = {semantic.tokens_per_s / fifo.tokens_per_s:.2f}"
+        )
+    if "semantic" in results and "1" in limit.ttft_p99_ms:
+        _out.print(
+            f"ESI 1 p99 time to first token: semantic / limit (ESI 1 alone) = "
+            f"{results['semantic'].ttft_p99_ms['1'] / max(limit.ttft_p99_ms['1'], 1e-9):.2f}x"
         )
 
 
@@ -307,7 +347,7 @@ def intake(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Intake throughput and latency to the heap, through a real web app, Celery worker and redis-server."""
-    from app.bench_intake import run_intake_bench
+    from app.bench.intake import run_intake_bench
 
     if messages < 1 or concurrency < 1:
         raise typer.BadParameter("--messages and --concurrency must be >= 1")
@@ -348,7 +388,7 @@ def console(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Console responsiveness with many open incidents, side by side with a small queue."""
-    from app.bench_console import run_console_bench
+    from app.bench.console import run_console_bench
 
     if incidents < 1 or baseline < 1:
         raise typer.BadParameter("--incidents and --baseline must be >= 1")

@@ -28,7 +28,7 @@ def profile(
 
     with tempfile.TemporaryDirectory(prefix="tiny-llama-") as scratch:
         if model is None:
-            from scheduler.bench.tiny_models import build_tiny_llama
+            from scheduler.engines.tiny_models import build_tiny_llama
 
             model = build_tiny_llama(Path(scratch))
         if not (model / "config.json").is_file():
@@ -55,7 +55,7 @@ def run() -> None:
     import asyncio
     import logging
 
-    from app.engine_worker import serve_engine
+    from app.engine_worker.loop import serve_engine
     from app.settings import get_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.console.render import ESI_COLOURS
 from app.db.models import Classification, Incident, IncidentEvent, Outcome, utcnow
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 
 FIRST_TOKEN_TARGET_S = {1: 10.0, 2: 30.0, 3: 60.0, 4: 120.0, 5: 300.0}
 """Per-level targets for the first guidance token after intake (the centre's own service levels)."""

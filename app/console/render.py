@@ -25,12 +25,13 @@ ENGINE_STATES = {
 }
 
 
-def badge(level: int | None, overridden: bool = False) -> str:
-    if level is None:
+def badge(esi_level: int | None, overridden: bool = False) -> str:
+    if esi_level is None:
         return '<span class="esi esi-none">ESI ?</span>'
     mark = " ✎" if overridden else ""
     title = ' title="overridden by a dispatcher"' if overridden else ""
-    return f'<span class="esi esi-{level}" style="background:{ESI_COLOURS[level]}"{title}>ESI {level}{mark}</span>'
+    colour = ESI_COLOURS[esi_level]
+    return f'<span class="esi esi-{esi_level}" style="background:{colour}"{title}>ESI {esi_level}{mark}</span>'
 
 
 def review_badge(reason: str) -> str:

@@ -39,8 +39,9 @@ from app.db.models import Role, User
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
 from app.overrides import propagate_override
-from app.pipeline import store_message, try_hand_over
+from app.pipeline import store_message
 from app.settings import Settings
+from app.worker.publish import try_hand_over
 
 LOGIN_PAGE = """<!doctype html><html><head><title>Sign in - triage-dispatch</title>
 <style>body{{font-family:system-ui,sans-serif;background:#eceff1;display:flex;justify-content:center;padding-top:10vh}}
@@ -66,10 +67,38 @@ SIGN_OUT_FORM = (
 
 def install_console(app: FastAPI, settings: Settings) -> None:
     """Sign-in routes, the redirect for signed-out visitors, and the Gradio console at /console."""
+    _add_sign_in_routes(app, settings)
 
     def current(request: Request) -> Principal | None:
         with session_scope(settings.database_url) as session:
             return principal_for_session(session, request.cookies.get(COOKIE))
+
+    @app.middleware("http")
+    async def console_needs_a_session(request: Request, call_next: Any) -> Response:
+        path = request.url.path
+        if request.method == "GET" and path in ("/console", "/console/") and current(request) is None:
+            return RedirectResponse(f"/login?next={quote('/console/')}", status_code=303)
+        response: Response = await call_next(request)
+        return response
+
+    def auth_dependency(request: Request) -> str | None:
+        principal = current(request)
+        return principal.name if principal is not None else None
+
+    gr.mount_gradio_app(
+        app,
+        build_console(settings),
+        path="/console",
+        auth_dependency=auth_dependency,
+        css=CSS,
+        head=HEAD,
+        footer_links=[],
+        show_error=True,
+    )
+
+
+def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
+    """GET and POST /login and /logout: the session cookie set and cleared."""
 
     @app.get("/login", response_class=HTMLResponse)
     def login_form(next: str = "/console/", error: str = "") -> str:
@@ -111,29 +140,6 @@ def install_console(app: FastAPI, settings: Settings) -> None:
         response.delete_cookie(COOKIE)
         return response
 
-    @app.middleware("http")
-    async def console_needs_a_session(request: Request, call_next: Any) -> Response:
-        path = request.url.path
-        if request.method == "GET" and path in ("/console", "/console/") and current(request) is None:
-            return RedirectResponse(f"/login?next={quote('/console/')}", status_code=303)
-        response: Response = await call_next(request)
-        return response
-
-    def auth_dependency(request: Request) -> str | None:
-        principal = current(request)
-        return principal.name if principal is not None else None
-
-    gr.mount_gradio_app(
-        app,
-        build_console(settings),
-        path="/console",
-        auth_dependency=auth_dependency,
-        css=CSS,
-        head=HEAD,
-        footer_links=[],
-        show_error=True,
-    )
-
 
 def _safe_next(target: str) -> str:
     """Only paths on this site (no open redirect)."""
@@ -142,19 +148,32 @@ def _safe_next(target: str) -> str:
 
 def build_console(settings: Settings) -> gr.Blocks:
     """The console's Blocks; every handler finds the user from the session and checks the role itself."""
-    url = settings.database_url
-    exports = Path(tempfile.mkdtemp(prefix="triage-audit-"))
+    handlers = _Handlers(settings)
+    with gr.Blocks(title="triage-dispatch console") as blocks:
+        view = _layout()
+        _wire(blocks, view, handlers)
+    built: gr.Blocks = blocks
+    return built
 
-    def principal(request: gr.Request) -> Principal | None:
+
+class _Handlers:
+    """The console's event handlers (their names are the Gradio API names); each checks the user's role itself."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.url = settings.database_url
+        self.exports = Path(tempfile.mkdtemp(prefix="triage-audit-"))
+
+    def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
         if not name:
             return None
-        with session_scope(url) as session:
+        with session_scope(self.url) as session:
             user = session.scalar(select(User).where(User.name == name, User.active.is_(True)))
             return Principal(user.name, Role(user.role)) if user is not None else None
 
-    def whoami(request: gr.Request) -> tuple[str, Any, Any, Any, Any]:
-        who = principal(request)
+    def whoami(self, request: gr.Request) -> tuple[str, Any, Any, Any, Any]:
+        who = self.principal(request)
         if who is None:
             hidden = gr.update(visible=False)
             return "Not signed in.", hidden, hidden, hidden, hidden
@@ -167,26 +186,26 @@ def build_console(settings: Settings) -> gr.Blocks:
             gr.update(visible=can_dispatch),
         )
 
-    def refresh_queue(selected: str, request: gr.Request) -> str:
-        require(principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see the queue")
-        with session_scope(url) as session:
+    def refresh_queue(self, selected: str, request: gr.Request) -> str:
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see the queue")
+        with session_scope(self.url) as session:
             return render_queue(open_queue(session), selected)
 
-    def refresh_incident(selected: str, request: gr.Request) -> tuple[str, str, str]:
-        require(principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
-        with session_scope(url) as session:
+    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, str, str]:
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+        with session_scope(self.url) as session:
             return render_incident(incident_detail(session, selected) if selected else None)
 
-    def open_incident(selected: str, request: gr.Request) -> tuple[Any, str, str, str]:
-        view = refresh_incident(selected, request)
+    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, str, str, str]:
+        view = self.refresh_incident(selected, request)
         return gr.Tabs(selected="incident"), *view
 
     def act(
-        action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
+        self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
     ) -> str:
-        who = principal(request)
+        who = self.principal(request)
         try:
-            with session_scope(url) as session:
+            with session_scope(self.url) as session:
                 if action == "claim":
                     claim(session, who, selected)
                 elif action == "dispatch":
@@ -199,38 +218,38 @@ def build_console(settings: Settings) -> gr.Blocks:
                     esi_level = int(level) if level not in (None, "") else 0
                     override(session, who, selected, esi_level, reason)
             if action == "override":  # after the commit: the heap and the engine
-                where = propagate_override(settings, selected, int(level))
+                where = propagate_override(self.settings, selected, int(level))
                 return f"Overridden to ESI {int(level)} ({where})."
             return f"Done: {action}."
         except (ForbiddenError, ActionError) as error:
             return f"**Refused:** {error}"
 
-    def new_message(text: str, caller: str, location: str, request: gr.Request) -> str:
-        require(principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "enter calls")
+    def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> str:
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "enter calls")
         try:
             message = IntakeMessage(text=text, caller=caller or None, location=location or None)
         except ValueError as error:
             return f"**Refused:** {error}"
-        with session_scope(url) as session:
+        with session_scope(self.url) as session:
             incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message)
-        if settings.redis_url is not None:
+        if self.settings.redis_url is not None:
             try_hand_over(incident_id)
         return f"Accepted: incident {incident_id}."
 
-    def refresh_dashboard(request: gr.Request) -> tuple[Any, str]:
-        require(principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
-        with session_scope(url) as session:
+    def refresh_dashboard(self, request: gr.Request) -> tuple[Any, str]:
+        require(self.principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
+        with session_scope(self.url) as session:
             now = dt.datetime.now(dt.UTC)
             figure = dashboard_figure(dashboard_data(session, now))
             return figure, render_agreement(weekly_agreement(session, now), now)
 
     def search_audit(
-        incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
+        self, incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
     ) -> tuple[list[list[str]], str | None]:
-        who = principal(request)
+        who = self.principal(request)
         minutes = min(max(float(minutes or 0), 0.0), 60 * 24 * 366)
         since = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes) if minutes else None
-        with session_scope(url) as session:
+        with session_scope(self.url) as session:
             events = audit_events(session, who, incident_id.strip(), actor.strip(), action.strip(), since)
         rows = [
             [
@@ -245,94 +264,147 @@ def build_console(settings: Settings) -> gr.Blocks:
             for event in events
         ]
         assert who is not None  # audit_events refused anyone else
-        export = exports / f"audit-{who.name}.csv"  # one file per supervisor, replaced by each search
+        export = self.exports / f"audit-{who.name}.csv"  # one file per supervisor, replaced by each search
         export.write_text(events_csv(events))
         return rows, str(export)
 
-    with gr.Blocks(title="triage-dispatch console") as blocks:
-        gr.HTML('<div id="urgent-banner" title="click to acknowledge"></div>')
-        who = gr.HTML(elem_id="whoami")
-        selected = gr.Textbox(elem_id="selected-id", visible="hidden")
-        open_button = gr.Button("open", elem_id="open-incident", visible="hidden")
-        with gr.Tabs() as tabs:
-            with gr.Tab("Queue", id="queue"):
-                queue_html = gr.HTML(elem_id="queue-view")
-            with gr.Tab("Incident", id="incident"):
-                with gr.Row():
-                    with gr.Column(scale=3):
-                        incident_html = gr.HTML(elem_id="incident-view")
-                        guidance = gr.Textbox(
-                            label="Guidance (streaming)", lines=12, interactive=False, elem_id="guidance"
-                        )
-                    with gr.Column(scale=2):
-                        with gr.Group(visible=False) as dispatch_actions:
-                            with gr.Row():
-                                claim_button = gr.Button("Claim", elem_id="claim")
-                                dispatch_button = gr.Button("Mark dispatched", elem_id="dispatch")
-                            level = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
-                            reason = gr.Textbox(label="Reason (required)", elem_id="override-reason")
-                            override_button = gr.Button("Override ESI", variant="primary", elem_id="override")
-                            disposition = gr.Dropdown(list(DISPOSITIONS), label="Disposition", elem_id="disposition")
-                            close_button = gr.Button("Close incident", elem_id="close")
-                        note = gr.Textbox(label="Note", elem_id="note")
-                        note_button = gr.Button("Add note", elem_id="add-note")
-                        result = gr.Markdown(elem_id="action-result")
-                history = gr.HTML(elem_id="history")
-            with gr.Tab("New message", id="new"):
-                text = gr.Textbox(label="What the caller says", lines=5, elem_id="new-text")
-                caller = gr.Textbox(label="Caller", elem_id="new-caller")
-                location = gr.Textbox(label="Location", elem_id="new-location")
-                submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
-                accepted = gr.Markdown(elem_id="new-result")
-            with gr.Tab("Dashboard", id="dashboard", visible=False) as dashboard_tab:
-                plot = gr.Plot(elem_id="dashboard-plot")
-                agreement = gr.HTML(elem_id="dashboard-agreement")
-                refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
-            with gr.Tab("Audit", id="audit", visible=False) as audit_tab:
-                with gr.Row():
-                    audit_incident = gr.Textbox(label="Incident id")
-                    audit_actor = gr.Textbox(label="User", elem_id="audit-user")
-                    audit_action = gr.Dropdown(
-                        ["", "received", "classified", "claim", "override", "dispatch", "close", "note"],
-                        label="Action",
-                        elem_id="audit-action",
-                    )
-                    audit_minutes = gr.Number(label="Last minutes (0 = all)", value=60)
-                search = gr.Button("Search", elem_id="audit-search")
-                table = gr.Dataframe(
-                    headers=["at", "incident", "actor", "action", "before", "after", "reason"], elem_id="audit-table"
-                )
-                csv_file = gr.File(label="CSV export", elem_id="audit-csv")
 
-        timer = gr.Timer(1.0)
-        timer.tick(refresh_queue, inputs=[selected], outputs=[queue_html], show_progress="hidden")
-        timer.tick(
-            refresh_incident, inputs=[selected], outputs=[incident_html, guidance, history], show_progress="hidden"
+class _View:
+    """The console's components that handlers read or write, filled in by `_layout`."""
+
+    who: gr.HTML
+    selected: gr.Textbox
+    open_button: gr.Button
+    tabs: gr.Tabs
+    queue_html: gr.HTML
+    incident_html: gr.HTML
+    guidance: gr.Textbox
+    dispatch_actions: gr.Group
+    claim_button: gr.Button
+    dispatch_button: gr.Button
+    level: gr.Radio
+    reason: gr.Textbox
+    override_button: gr.Button
+    disposition: gr.Dropdown
+    close_button: gr.Button
+    note: gr.Textbox
+    note_button: gr.Button
+    result: gr.Markdown
+    history: gr.HTML
+    text: gr.Textbox
+    caller: gr.Textbox
+    location: gr.Textbox
+    submit: gr.Button
+    accepted: gr.Markdown
+    dashboard_tab: gr.Tab
+    plot: gr.Plot
+    agreement: gr.HTML
+    refresh: gr.Button
+    audit_tab: gr.Tab
+    audit_incident: gr.Textbox
+    audit_actor: gr.Textbox
+    audit_action: gr.Dropdown
+    audit_minutes: gr.Number
+    search: gr.Button
+    table: gr.Dataframe
+    csv_file: gr.File
+
+
+def _layout() -> _View:
+    """The console's components, created (inside the Blocks) in the order Gradio numbers them."""
+    view = _View()
+    gr.HTML('<div id="urgent-banner" title="click to acknowledge"></div>')
+    view.who = gr.HTML(elem_id="whoami")
+    view.selected = gr.Textbox(elem_id="selected-id", visible="hidden")
+    view.open_button = gr.Button("open", elem_id="open-incident", visible="hidden")
+    with gr.Tabs() as view.tabs:
+        with gr.Tab("Queue", id="queue"):
+            view.queue_html = gr.HTML(elem_id="queue-view")
+        with gr.Tab("Incident", id="incident"):
+            _incident_tab(view)
+        with gr.Tab("New message", id="new"):
+            view.text = gr.Textbox(label="What the caller says", lines=5, elem_id="new-text")
+            view.caller = gr.Textbox(label="Caller", elem_id="new-caller")
+            view.location = gr.Textbox(label="Location", elem_id="new-location")
+            view.submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
+            view.accepted = gr.Markdown(elem_id="new-result")
+        with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
+            view.plot = gr.Plot(elem_id="dashboard-plot")
+            view.agreement = gr.HTML(elem_id="dashboard-agreement")
+            view.refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
+        with gr.Tab("Audit", id="audit", visible=False) as view.audit_tab:
+            _audit_tab(view)
+    return view
+
+
+def _incident_tab(view: _View) -> None:
+    """The incident, its streaming guidance, the dispatch actions and the history."""
+    with gr.Row():
+        with gr.Column(scale=3):
+            view.incident_html = gr.HTML(elem_id="incident-view")
+            view.guidance = gr.Textbox(label="Guidance (streaming)", lines=12, interactive=False, elem_id="guidance")
+        with gr.Column(scale=2):
+            with gr.Group(visible=False) as view.dispatch_actions:
+                with gr.Row():
+                    view.claim_button = gr.Button("Claim", elem_id="claim")
+                    view.dispatch_button = gr.Button("Mark dispatched", elem_id="dispatch")
+                view.level = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
+                view.reason = gr.Textbox(label="Reason (required)", elem_id="override-reason")
+                view.override_button = gr.Button("Override ESI", variant="primary", elem_id="override")
+                view.disposition = gr.Dropdown(list(DISPOSITIONS), label="Disposition", elem_id="disposition")
+                view.close_button = gr.Button("Close incident", elem_id="close")
+            view.note = gr.Textbox(label="Note", elem_id="note")
+            view.note_button = gr.Button("Add note", elem_id="add-note")
+            view.result = gr.Markdown(elem_id="action-result")
+    view.history = gr.HTML(elem_id="history")
+
+
+def _audit_tab(view: _View) -> None:
+    """The supervisor's audit search, its table and its CSV export."""
+    with gr.Row():
+        view.audit_incident = gr.Textbox(label="Incident id")
+        view.audit_actor = gr.Textbox(label="User", elem_id="audit-user")
+        view.audit_action = gr.Dropdown(
+            ["", "received", "classified", "claim", "override", "dispatch", "close", "note"],
+            label="Action",
+            elem_id="audit-action",
         )
-        open_button.click(open_incident, inputs=[selected], outputs=[tabs, incident_html, guidance, history])
-        for button, action in (
-            (claim_button, "claim"),
-            (dispatch_button, "dispatch"),
-            (override_button, "override"),
-            (close_button, "close"),
-            (note_button, "note"),
-        ):
-            button.click(
-                _bind(act, action),
-                inputs=[selected, level, reason, disposition, note],
-                outputs=[result],
-                api_name=f"action_{action}",
-            )
-        submit.click(new_message, inputs=[text, caller, location], outputs=[accepted])
-        refresh.click(refresh_dashboard, outputs=[plot, agreement])
-        dashboard_tab.select(refresh_dashboard, outputs=[plot, agreement])
-        search.click(
-            search_audit, inputs=[audit_incident, audit_actor, audit_action, audit_minutes], outputs=[table, csv_file]
+        view.audit_minutes = gr.Number(label="Last minutes (0 = all)", value=60)
+    view.search = gr.Button("Search", elem_id="audit-search")
+    view.table = gr.Dataframe(
+        headers=["at", "incident", "actor", "action", "before", "after", "reason"], elem_id="audit-table"
+    )
+    view.csv_file = gr.File(label="CSV export", elem_id="audit-csv")
+
+
+def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
+    """The events: the one-second refresh, the actions, the new message, the dashboard, the audit, the page load."""
+    v, h = view, handlers
+    timer = gr.Timer(1.0)
+    timer.tick(h.refresh_queue, inputs=[v.selected], outputs=[v.queue_html], show_progress="hidden")
+    incident_outputs = [v.incident_html, v.guidance, v.history]
+    timer.tick(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
+    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
+    for button, action in (
+        (v.claim_button, "claim"),
+        (v.dispatch_button, "dispatch"),
+        (v.override_button, "override"),
+        (v.close_button, "close"),
+        (v.note_button, "note"),
+    ):
+        button.click(
+            _bind(h.act, action),
+            inputs=[v.selected, v.level, v.reason, v.disposition, v.note],
+            outputs=[v.result],
+            api_name=f"action_{action}",
         )
-        blocks.load(whoami, outputs=[who, dispatch_actions, audit_tab, search, dashboard_tab])
-        blocks.load(refresh_queue, inputs=[selected], outputs=[queue_html])
-    built: gr.Blocks = blocks
-    return built
+    v.submit.click(h.new_message, inputs=[v.text, v.caller, v.location], outputs=[v.accepted])
+    v.refresh.click(h.refresh_dashboard, outputs=[v.plot, v.agreement])
+    v.dashboard_tab.select(h.refresh_dashboard, outputs=[v.plot, v.agreement])
+    audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_minutes]
+    v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_file])
+    blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
+    blocks.load(h.refresh_queue, inputs=[v.selected], outputs=[v.queue_html])
 
 
 def _bind(act: Any, action: str) -> Any:

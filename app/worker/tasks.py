@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.pipeline import classify_incident
-from app.queueing import heap_for
+from app.queueing import settings_heap
 from app.settings import get_settings
 from app.worker.celery_app import celery_app
 
@@ -24,4 +24,4 @@ def classify(self: Any, incident_id: str) -> str:
     """Idempotent by incident id: a second delivery finds the classification and only re-queues if needed."""
     settings = get_settings()
     assert settings.redis_url is not None
-    return classify_incident(settings, heap_for(settings.redis_url, settings.queue_prefix), incident_id)
+    return classify_incident(settings, settings_heap(settings), incident_id)

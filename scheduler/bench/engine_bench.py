@@ -12,7 +12,7 @@ from typing import Any
 
 from scheduler.engines.base import EngineRequest
 from scheduler.engines.hf import HFEngine, HFEngineConfig
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 from scheduler.sim.metrics import percentile
 
 
@@ -68,7 +68,8 @@ class EngineRunResult:
         }
 
 
-async def _run(model_dir: Path, scheduler: str, spec: EngineBenchSpec) -> EngineRunResult:
+async def _run(model_dir: Path, scheduler: str, spec: EngineBenchSpec, max_level: int = 5) -> EngineRunResult:
+    """One run of the burst (only its requests of ESI 1..`max_level`) under `scheduler`."""
     engine = HFEngine(
         HFEngineConfig(
             model_path=str(model_dir),
@@ -80,7 +81,7 @@ async def _run(model_dir: Path, scheduler: str, spec: EngineBenchSpec) -> Engine
         )
     )
     await engine.start()
-    requests = burst_workload(spec)
+    requests = [request for request in burst_workload(spec) if request.esi_level <= max_level]
     try:
 
         async def consume(request: EngineRequest) -> tuple[str, tuple[int, ...]]:
@@ -135,23 +136,34 @@ def _mean_result(runs: Sequence[EngineRunResult]) -> EngineRunResult:
     )
 
 
+LIMIT_RUN = "limit"
+"""The run of the burst's ESI 1 requests alone under the semantic scheduler: ESI 1's limit."""
+
+
 def run_engine_bench(
     schedulers: Sequence[str] = ("semantic", "fifo"),
     spec: EngineBenchSpec | None = None,
     model_dir: Path | None = None,
     repeats: int = 1,
+    with_limit: bool = False,
 ) -> dict[str, EngineRunResult]:
     """Run the same burst through the engine under each scheduler, in this process; with repeats, the order
-    alternates (A B B A ...) so neither scheduler always runs first, and each figure is the mean over repeats."""
+    alternates (A B B A ...) so neither scheduler always runs first, and each figure is the mean over repeats.
+    `with_limit` adds `LIMIT_RUN`: the burst's ESI 1 requests alone, under the semantic scheduler, in the same
+    rotation (no policy can serve them faster than with nothing else in the engine)."""
     spec = spec or EngineBenchSpec()
-    runs: dict[str, list[EngineRunResult]] = {name: [] for name in schedulers}
+    names = [*schedulers, *([LIMIT_RUN] if with_limit else [])]
+    runs: dict[str, list[EngineRunResult]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="tiny-llama-") as scratch:
         if model_dir is None:
-            from scheduler.bench.tiny_models import build_tiny_llama
+            from scheduler.engines.tiny_models import build_tiny_llama
 
             model_dir = build_tiny_llama(Path(scratch))
         for repeat in range(repeats):
-            order = list(schedulers) if repeat % 2 == 0 else list(reversed(schedulers))
+            order = names if repeat % 2 == 0 else list(reversed(names))
             for name in order:
-                runs[name].append(asyncio.run(_run(model_dir, name, spec)))
+                if name == LIMIT_RUN:
+                    runs[name].append(asyncio.run(_run(model_dir, "semantic", spec, max_level=1)))
+                else:
+                    runs[name].append(asyncio.run(_run(model_dir, name, spec)))
     return {name: _mean_result(results) for name, results in runs.items()}

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from scheduler.cost_model import CostModel, get_profile
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 from scheduler.sim.metrics import percentile
 
 BLOCK_SIZE = 16
@@ -29,6 +29,25 @@ def _environment(workdir: Path) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("VLLM_CACHE_ROOT", str(workdir / "vllm-cache"))
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+
+
+def _tiny_llama_config(workdir: Path, max_model_len: int) -> Path:
+    """A directory with only a tiny Llama `config.json`: all vLLM's scheduler reads of a model."""
+    from transformers import LlamaConfig
+
+    model_dir = workdir / "tiny-llama-config"
+    if not (model_dir / "config.json").is_file():
+        config: Any = LlamaConfig(
+            vocab_size=1000,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            max_position_embeddings=max_model_len,
+        )
+        config.save_pretrained(model_dir)
+    return model_dir
 
 
 def build_scheduler(
@@ -44,23 +63,11 @@ def build_scheduler(
     """A real vLLM scheduler of class `scheduler_cls` (policy "priority") over a fake KV cache of `num_blocks`."""
     _environment(workdir)
     import torch
-    from transformers import LlamaConfig
     from vllm.config import CacheConfig, ModelConfig, SchedulerConfig, VllmConfig
     from vllm.v1.kv_cache_interface import FullAttentionSpec, KVCacheConfig, KVCacheGroupSpec
     from vllm.v1.structured_output import StructuredOutputManager
 
-    model_dir = workdir / "tiny-llama-config"
-    if not (model_dir / "config.json").is_file():
-        config: Any = LlamaConfig(
-            vocab_size=1000,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=4,
-            max_position_embeddings=max_model_len,
-        )
-        config.save_pretrained(model_dir)
+    model_dir = _tiny_llama_config(workdir, max_model_len)
     scheduler_config = SchedulerConfig(
         max_num_seqs=max_num_seqs,
         max_num_batched_tokens=max_num_batched_tokens,

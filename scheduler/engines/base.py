@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Container
 from dataclasses import dataclass, field
 
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 
 ENGINE_NAMES = ("hf", "vllm")
 MAX_TIMINGS = 10_000
@@ -108,7 +108,7 @@ class Engine(abc.ABC):
         """Stop a request and free its cache."""
 
     @abc.abstractmethod
-    def reprioritize(self, request_id: str, esi_level: int) -> None:
+    def override(self, request_id: str, esi_level: int) -> None:
         """Apply an acuity override; it takes effect at the next engine step."""
 
     @abc.abstractmethod

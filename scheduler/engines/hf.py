@@ -28,7 +28,7 @@ from scheduler.engines.hf_scheduler import (
     make_semantic_scheduler_class,
     register_scheduler,
 )
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,10 @@ class HFEngineConfig:
     max_requests_per_batch: int = 16
     max_memory_percent: float = 0.2
     attn_implementation: str = "sdpa"
-    held_prefill_share: float = 0.25
-    """Share of a step's tokens that less urgent prefills may use while the most urgent request decodes."""
+    policy: str = DEFAULT_POLICY
+    """The scheduling policy ("semantic" or "semantic-strict"; `scheduler.policy`)."""
+    policy_options: PolicyOptions = field(default_factory=PolicyOptions)
+    """Its options (limited preemption, aging, deadlines, the share of a step held prefills may use, ...)."""
     cost_model: CostModel = field(default_factory=lambda: CPU_DEFAULT_COSTS)
 
     @property
@@ -116,7 +118,7 @@ class HFEngine(Engine):
         self._vocab_size = int(model.config.vocab_size)
         if self.config.scheduler == "semantic":
             self._expected_scheduler = make_semantic_scheduler_class(
-                self.book, self.config.cost_model, self.decisions, self.config.held_prefill_share
+                self.book, self.config.cost_model, self.decisions, self.config.policy, self.config.policy_options
             )
             self._scheduler_name = f"semantic-{next(_engine_ids)}"
             register_scheduler(self._scheduler_name, self._expected_scheduler)
@@ -300,7 +302,7 @@ class HFEngine(Engine):
         if inflight is not None:
             inflight.queue.put_nowait(TokenChunk(request_id, (), time.monotonic(), finished=True))
 
-    def reprioritize(self, request_id: str, esi_level: int) -> None:
+    def override(self, request_id: str, esi_level: int) -> None:
         if esi_level not in ESI_LEVELS:
             raise ValueError(f"esi_level must be 1..5, got {esi_level}")
         if self.book.get(request_id) is None:

@@ -3,11 +3,11 @@
 transformers (5.19) asks its scheduler for each step's batch through `schedule_batch(token_budget, cache_budget)`
 and evicts, after the step, the requests the scheduler left in `starved_requests`, taking them from the end of
 that list. This class:
-- orders active and waiting requests by `(effective ESI level, estimated remaining seconds, arrival)`;
-- keeps prefills of a less urgent level out of the step while the most urgent request decodes (Algorithm 2);
-- when the most urgent waiting request cannot get cache blocks, marks the least urgent, longest-remaining active
-  requests as starved so the library evicts them after this step (Algorithm 4's victim order), and the urgent
-  request gets in at the next step;
+- orders active and waiting requests by the policy's scheduling key (`scheduler.policy`, recomputed every step, so
+  aging and deadline windows apply);
+- keeps prefills of a later band out of the step while the most urgent request decodes (Algorithm 2);
+- when the most urgent waiting request cannot get cache blocks, evicts the victims `policy.eviction_victims` names
+  (Algorithm 4's order), and the urgent request gets in at the next step;
 - keeps `starved_requests` sorted so that the least urgent is last (the library's first victim).
 Per-request facts (ESI level, predicted length) live in a `RequestBook` shared with the engine, because the
 library's request state has no room for them and is rebuilt when a request is evicted.
@@ -23,6 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler.cost_model import CostModel
+from scheduler.policy import (
+    DEFAULT_POLICY,
+    KeyView,
+    Policy,
+    PolicyOptions,
+    Resident,
+    SortKey,
+    defers_prefills,
+    eviction_victims,
+    get_policy,
+    is_protected,
+)
 
 DECODING, PREFILLING, PENDING = 2, 1, 0  # transformers' RequestStatus values
 
@@ -35,6 +47,8 @@ class BookEntry:
     predicted_output_tokens: int
     prompt_tokens: int
     arrival_seq: int
+    since_s: float
+    """When aging and the deadline started counting (monotonic seconds): submission, or the last override."""
     generated: int = 0
 
 
@@ -48,11 +62,14 @@ class RequestBook:
 
     def add(self, request_id: str, esi_level: int, predicted_output_tokens: int, prompt_tokens: int) -> None:
         with self._lock:
-            self.entries[request_id] = BookEntry(esi_level, predicted_output_tokens, prompt_tokens, next(self._seq))
+            self.entries[request_id] = BookEntry(
+                esi_level, predicted_output_tokens, prompt_tokens, next(self._seq), time.monotonic()
+            )
 
     def set_level(self, request_id: str, esi_level: int) -> None:
         with self._lock:
-            self.entries[request_id].esi_level = esi_level
+            entry = self.entries[request_id]
+            entry.esi_level, entry.since_s = esi_level, time.monotonic()
 
     def set_generated(self, request_id: str, generated: int) -> None:
         with self._lock:
@@ -116,147 +133,205 @@ class DecisionLog:
         self.seen_active = set(active_ids)
 
 
+def state_key(
+    book: RequestBook, cost_model: CostModel, policy: Policy, options: PolicyOptions, state: Any, now_s: float
+) -> SortKey:
+    """The policy's key for a library request state: its book entry, and its remaining prefill and decode."""
+    entry = book.get(state.request_id)
+    if entry is None:  # not submitted through the engine (warmup): least urgent, in arrival order
+        return (9.0, 0.0, 5, 0)
+    remaining = max(1, entry.predicted_output_tokens - entry.generated)
+    prefill = len(state.remaining_prefill_tokens) if state.status != DECODING else 0
+    context = state.current_len()
+    est = cost_model.extend_s(context, context + prefill) + cost_model.decode_s(context + prefill, remaining)
+    view = KeyView(entry.esi_level, est, entry.arrival_seq, entry.since_s, entry.since_s)
+    return policy.key(view, options, now_s)
+
+
+@dataclass(slots=True)
+class _Fill:
+    """What `_process_candidates` placed in the step so far."""
+
+    scheduled: list[Any]
+    failed: bool
+    fast_path: bool
+    q_tokens: int
+    kv_read: int
+
+
+class SemanticSteps:
+    """The semantic step decision, mixed into a subclass of the library's `Scheduler` (`make_semantic_scheduler_class`),
+    which supplies the library's state and helpers (`active_requests`, `_process_candidates`, ...) and the bindings."""
+
+    book: RequestBook
+    cost_model: CostModel
+    log: DecisionLog
+    policy: Policy
+    options: PolicyOptions
+    # The library's, declared for the type checker.
+    active_requests: Any
+    block_new_requests: bool
+    starved_requests: Any
+    max_requests_per_batch: int
+    cache: Any
+    _get_waiting_candidates: Any
+    _process_candidates: Any
+    _cleanup_waiting_queue: Any
+    finish_request: Any
+    add_waiting_request: Any
+
+    def key_of(self, state: Any) -> SortKey:
+        return state_key(self.book, self.cost_model, self.policy, self.options, state, time.monotonic())
+
+    def schedule_batch(self, token_budget: int, cache_budget: int) -> tuple[Any, bool, int, int]:
+        active = list(self.active_requests.values())
+        waiting = self._get_waiting_candidates()
+        self.log.observe([state.request_id for state in active], [state.request_id for state in waiting])
+        keys = {state.request_id: self.key_of(state) for state in (*active, *waiting)}  # once per step
+        ordered, held = self._ordered(active, waiting, keys)
+        victims = self._victims_for_urgent_waiting(ordered)
+        victim_ids = {state.request_id for state in victims}
+        for victim in victims:
+            self._soft_reset(victim)
+        candidates = [state for _, state in ordered if state.request_id not in victim_ids]
+        to_remove: set[str] = set()
+        fill = _Fill(*self._process_candidates(candidates, token_budget, cache_budget, to_remove))
+        starved_list = list(self.starved_requests)
+        if held:
+            starved_list += self._bounded_fill(fill, held, token_budget, cache_budget, to_remove)
+        self._cleanup_waiting_queue(to_remove)
+        # The library evicts starved requests from the end: put the least urgent last.
+        starved = {state.request_id: (state, length) for state, length in starved_list}
+        self.starved_requests = sorted(
+            starved.values(), key=lambda item: keys.get(item[0].request_id) or self.key_of(item[0])
+        )
+        self._record(fill, victims, active)
+        if not fill.scheduled and fill.failed:
+            return None, fill.fast_path, 0, 0
+        return fill.scheduled, fill.fast_path, fill.q_tokens, fill.kv_read
+
+    def _ordered(
+        self, active: list[Any], waiting: list[Any], keys: dict[str, SortKey]
+    ) -> tuple[list[tuple[SortKey, Any]], list[Any]]:
+        """The step's candidates in order, and the prefills held back for an urgent decode (stage awareness)."""
+        if self.block_new_requests and active:
+            # After an eviction the library admits nothing new until a request finishes (against thrashing);
+            # a waiting request more urgent than a running one is still let in: that is what we evicted for.
+            worst_active = max(keys[state.request_id] for state in active)
+            waiting = [state for state in waiting if keys[state.request_id] < worst_active]
+        # Within one band running requests keep their place (their KV is already paid for); a waiting request goes
+        # ahead of running ones only if it is of an earlier band (under semantic-strict: a more urgent level).
+        active_ids = {state.request_id for state in active}
+        keyed = sorted(
+            ((keys[state.request_id], state) for state in (*active, *waiting)),
+            key=lambda item: (item[0][0], item[1].request_id not in active_ids, item[0][1], item[0][2]),
+        )
+        if not keyed or keyed[0][1].status != DECODING:
+            return keyed, []
+        band = keyed[0][0][0]
+        held = [state for key, state in keyed if state.status != DECODING and defers_prefills(band, True, key[0])]
+        held_ids = {state.request_id for state in held}
+        return [(key, state) for key, state in keyed if state.request_id not in held_ids], held
+
+    def _bounded_fill(
+        self, fill: _Fill, held: list[Any], token_budget: int, cache_budget: int, to_remove: set[str]
+    ) -> list[Any]:
+        """Held prefills take what is left of the step, within `held_prefill_share`; returns their starved list."""
+        slots = self.max_requests_per_batch - len(fill.scheduled)
+        allowance = min(int(token_budget * self.options.held_prefill_share), token_budget - fill.q_tokens)
+        if slots <= 0 or allowance <= 0 or fill.failed:
+            return []
+        full_slots, self.max_requests_per_batch = self.max_requests_per_batch, slots
+        try:
+            more = _Fill(*self._process_candidates(held, allowance, cache_budget - fill.kv_read, to_remove))
+        finally:
+            self.max_requests_per_batch = full_slots
+        fill.scheduled = [*fill.scheduled, *more.scheduled]
+        fill.failed = fill.failed or more.failed
+        fill.fast_path = fill.fast_path and (more.fast_path or not more.scheduled)
+        fill.q_tokens, fill.kv_read = fill.q_tokens + more.q_tokens, fill.kv_read + more.kv_read
+        return list(self.starved_requests)
+
+    def _record(self, fill: _Fill, victims: list[Any], active: list[Any]) -> None:
+        log = self.log
+        log.record_step(len(fill.scheduled), fill.q_tokens)
+        log.victims_total += len(victims)
+        if victims:
+            log.victim_history = [*log.victim_history[-99:], [state.request_id for state in victims]]
+            log.running_at_eviction = [*log.running_at_eviction[-99:], [state.request_id for state in active]]
+
+    def _soft_reset(self, state: Any) -> None:
+        """Evict a running request now, the way the library's own eviction does without CPU offload: free its
+        blocks and queue an equivalent request (prompt + tokens so far) that recomputes on resume. A decoding
+        victim needs no new block for its next token, so marking it starved would never get it evicted."""
+        from transformers.generation.continuous_batching.requests import RequestStatus
+
+        replacement = state.create_equivalent_initial_request()
+        state._status = RequestStatus.FINISHED  # bypass the setter, as the library does, to skip lifespan logs
+        self.finish_request(state.request_id)
+        self.add_waiting_request(replacement)
+        self.block_new_requests = True
+
+    def _victims_for_urgent_waiting(self, ordered: list[tuple[SortKey, Any]]) -> list[Any]:
+        """The running requests to evict so that the first waiting one gets its blocks (`policy.eviction_victims`:
+        least urgent first, later keys only, pins kept except for ESI 1); none if they would not be enough."""
+        first_waiting = next(((key, state) for key, state in ordered if state.status == PENDING), None)
+        if first_waiting is None:
+            return []
+        key, state = first_waiting
+        entry = self.book.get(state.request_id)
+        level = entry.esi_level if entry is not None else 5
+        if level > self.options.evict_for_levels:
+            return []
+        need = len(state.remaining_prefill_tokens) or len(state.initial_tokens)
+        if self.cache.can_store_request_tokens(state, need, dry_run=True):
+            return []
+        block = max(1, int(getattr(self.cache, "block_size", 0) or getattr(self.cache, "page_size", 16)))
+        allocator = next(iter(self.cache.cache_allocators.values()))
+        free_blocks = int(self.cache.compute_free_capacity(relative=False) // allocator.bytes_per_block)
+        residents = [
+            self._resident(victim_key, victim, block)
+            for victim_key, victim in ordered
+            if victim.request_id in self.active_requests
+        ]
+        chosen = set(eviction_victims(key, level, residents, -(-need // block) - free_blocks))
+        return [victim for _, victim in ordered if victim.request_id in chosen]
+
+    def _resident(self, key: SortKey, state: Any, block: int) -> Resident:
+        entry = self.book.get(state.request_id)
+        protected = entry is not None and is_protected(
+            self.options, entry.generated, entry.predicted_output_tokens, self.log.evicted[state.request_id]
+        )
+        return Resident(state.request_id, key, max(1, -(-state.current_len() // block)), protected)
+
+
 def make_semantic_scheduler_class(
     book: RequestBook,
     cost_model: CostModel,
     log: DecisionLog,
-    held_prefill_share: float = 0.25,
-    preempt_for_levels: int = 2,
-    limited_preemption: float = 0.8,
+    policy_name: str = DEFAULT_POLICY,
+    options: PolicyOptions | None = None,
 ) -> type[Any]:
-    """A `transformers` Scheduler subclass bound to this engine's book, cost model and decision log.
+    """A `transformers` Scheduler subclass bound to this engine's book, cost model, decision log and policy.
 
-    `held_prefill_share`: while the most urgent request decodes, less urgent prefills may still use this share of
-    the step's token budget (0 = the paper's strict rule). A bounded prefill chunk delays the urgent decode a
-    little; leaving the rest of the batch empty costs the engine much more throughput (docs/engines.md).
-    `preempt_for_levels`: only a waiting request of ESI 1..this level evicts running ones (evicting for routine
-    work wastes computed KV for little gain). `limited_preemption`: a running request past this share of its
-    predicted answer is not evicted, except for an ESI 1 request (TRAIL's C, as in the core).
+    From the policy's options: `held_prefill_share` (while the most urgent request decodes, prefills of a later band
+    may still use this share of the step's token budget; 0 = the paper's strict rule: a bounded prefill chunk delays
+    the urgent decode a little, leaving the rest of the batch empty costs the engine much more throughput,
+    docs/engines.md); `evict_for_levels` (only a waiting request of ESI 1..this level evicts running ones: evicting
+    for routine work wastes computed KV for little gain); limited preemption and the preemption cap
+    (`policy.is_protected`).
     """
     from transformers.generation.continuous_batching.scheduler import Scheduler
 
-    def key_of(state: Any) -> tuple[float, float, int]:
-        entry = book.get(state.request_id)
-        if entry is None:  # not submitted through the engine (warmup): least urgent, in arrival order
-            return (9.0, 0.0, 0)
-        remaining = max(1, entry.predicted_output_tokens - entry.generated)
-        prefill = len(state.remaining_prefill_tokens) if state.status != DECODING else 0
-        context = state.current_len()
-        est = cost_model.extend_s(context, context + prefill) + cost_model.decode_s(context + prefill, remaining)
-        return (float(entry.esi_level), est, entry.arrival_seq)
-
-    class SemanticCBScheduler(Scheduler):
+    class SemanticCBScheduler(SemanticSteps, Scheduler):
         """Orders each continuous-batching step by the semantic key (see the module docstring)."""
 
         def __init__(self, cache: Any, safety_margin: float | None, max_requests_per_batch: int) -> None:
             # Like FIFO, keep 15 % of the blocks free for running requests to grow into before admitting new ones.
             super().__init__(cache, 0.15 if safety_margin is None else safety_margin, max_requests_per_batch)
 
-        def schedule_batch(self, token_budget: int, cache_budget: int) -> tuple[Any, bool, int, int]:
-            active = list(self.active_requests.values())
-            waiting = self._get_waiting_candidates()
-            log.observe([state.request_id for state in active], [state.request_id for state in waiting])
-            keys = {state.request_id: key_of(state) for state in (*active, *waiting)}  # once per step
-            if self.block_new_requests and active:
-                # After an eviction the library admits nothing new until a request finishes (against thrashing);
-                # a waiting request more urgent than a running one is still let in: that is what we evicted for.
-                worst_active = max(keys[state.request_id] for state in active)
-                waiting = [state for state in waiting if keys[state.request_id] < worst_active]
-            # Within one ESI level running requests keep their place (their KV is already paid for); a waiting request
-            # goes ahead of running ones only if it is of a more urgent level. Across levels the order is strict.
-            active_ids = {state.request_id for state in active}
-            keyed = sorted(
-                ((keys[state.request_id], state) for state in (*active, *waiting)),
-                key=lambda item: (item[0][0], item[1].request_id not in active_ids, item[0][1], item[0][2]),
-            )
-            held: list[Any] = []
-            if keyed and keyed[0][1].status == DECODING:
-                level = keyed[0][0][0]
-                held = [state for key, state in keyed if state.status != DECODING and key[0] > level]
-            held_ids = {state.request_id for state in held}
-            ordered = [(key, state) for key, state in keyed if state.request_id not in held_ids]
-            victims = self._victims_for_urgent_waiting(ordered)
-            victim_ids = {state.request_id for state in victims}
-            for victim in victims:
-                self._soft_reset(victim)
-            candidates = [state for _, state in ordered if state.request_id not in victim_ids]
-            to_remove: set[str] = set()
-            scheduled, failed, fast_path, q_tokens, kv_read = self._process_candidates(
-                candidates, token_budget, cache_budget, to_remove
-            )
-            starved_list = list(self.starved_requests)
-            slots = self.max_requests_per_batch - len(scheduled)
-            allowance = min(int(token_budget * held_prefill_share), token_budget - q_tokens)
-            if held and slots > 0 and allowance > 0 and not failed:
-                # Bounded fill: less urgent prefills take what is left, within the allowance.
-                full_slots, self.max_requests_per_batch = self.max_requests_per_batch, slots
-                try:
-                    more, more_failed, more_fast, more_q, more_kv = self._process_candidates(
-                        held, allowance, cache_budget - kv_read, to_remove
-                    )
-                finally:
-                    self.max_requests_per_batch = full_slots
-                scheduled = [*scheduled, *more]
-                failed, fast_path = failed or more_failed, fast_path and (more_fast or not more)
-                q_tokens, kv_read = q_tokens + more_q, kv_read + more_kv
-                starved_list += self.starved_requests
-                held_ids -= {future.state.request_id for future in more}
-            self._cleanup_waiting_queue(to_remove)
-            # The library evicts starved requests from the end: put the least urgent last.
-            starved = {state.request_id: (state, length) for state, length in starved_list}
-            self.starved_requests = sorted(
-                starved.values(), key=lambda item: keys.get(item[0].request_id) or key_of(item[0])
-            )
-            log.record_step(len(scheduled), q_tokens)
-            log.victims_total += len(victims)
-            if victims:
-                log.victim_history = [*log.victim_history[-99:], [state.request_id for state in victims]]
-                log.running_at_eviction = [*log.running_at_eviction[-99:], [state.request_id for state in active]]
-            if not scheduled and failed:
-                return None, fast_path, 0, 0
-            return scheduled, fast_path, q_tokens, kv_read
-
-        def _soft_reset(self, state: Any) -> None:
-            """Evict a running request now, the way the library's own eviction does without CPU offload: free its
-            blocks and queue an equivalent request (prompt + tokens so far) that recomputes on resume. A decoding
-            victim needs no new block for its next token, so marking it starved would never get it evicted."""
-            from transformers.generation.continuous_batching.requests import RequestStatus
-
-            replacement = state.create_equivalent_initial_request()
-            state._status = RequestStatus.FINISHED  # bypass the setter, as the library does, to skip lifespan logs
-            self.finish_request(state.request_id)
-            self.add_waiting_request(replacement)
-            self.block_new_requests = True
-
-        def _victims_for_urgent_waiting(self, ordered: list[tuple[tuple[float, float, int], Any]]) -> list[Any]:
-            """Active requests less urgent than the first waiting one that cannot get its blocks, least urgent
-            first, until their blocks would cover its need."""
-            first_waiting = next(((key, state) for key, state in ordered if state.status == PENDING), None)
-            if first_waiting is None:
-                return []
-            key, state = first_waiting
-            if key[0] > preempt_for_levels:
-                return []
-            need = len(state.remaining_prefill_tokens) or len(state.initial_tokens)
-            if self.cache.can_store_request_tokens(state, need, dry_run=True):
-                return []
-            block = max(1, int(getattr(self.cache, "block_size", 0) or getattr(self.cache, "page_size", 16)))
-            allocator = next(iter(self.cache.cache_allocators.values()))
-            free_blocks = int(self.cache.compute_free_capacity(relative=False) // allocator.bytes_per_block)
-            blocks_needed = -(-need // block) - free_blocks
-            victims, freed = [], 0
-            for victim_key, victim in reversed(ordered):
-                if freed >= blocks_needed or victim_key <= key:
-                    break
-                entry = book.get(victim.request_id)
-                nearly_done = (
-                    entry is not None and entry.generated >= limited_preemption * entry.predicted_output_tokens
-                )
-                if victim.request_id in self.active_requests and (key[0] <= 1 or not nearly_done):
-                    victims.append(victim)
-                    freed += max(1, -(-victim.current_len() // block))
-            return victims
-
+    SemanticCBScheduler.book, SemanticCBScheduler.cost_model, SemanticCBScheduler.log = book, cost_model, log
+    SemanticCBScheduler.policy, SemanticCBScheduler.options = get_policy(policy_name), options or PolicyOptions()
     return SemanticCBScheduler
 
 

@@ -29,7 +29,7 @@ from scheduler.engines.base import (
     TokenChunk,
     check_request,
 )
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ class VLLMEngineConfig:
     model: str
     scheduler: str = "semantic"
     """"semantic" (ours) or "stock" (vLLM's own `policy="priority"`, for comparison)."""
+    policy: str = DEFAULT_POLICY
+    """The policy whose scheduling key each request's `priority` encodes ("semantic" or "semantic-strict")."""
     max_model_len: int = 4096
     max_num_seqs: int = 64
     max_num_batched_tokens: int | None = None
@@ -245,7 +247,9 @@ class VLLMEngine(Engine):
             output_kind=RequestOutputKind.DELTA,
             extra_args={"predicted_output_tokens": predicted_left},
         )
-        priority = semantic_priority(inflight.esi_level, len(prompt), predicted_left, self.config.cost_model)
+        priority = semantic_priority(
+            inflight.esi_level, len(prompt), predicted_left, self.config.cost_model, self.config.policy
+        )
         attempt_id = f"{request.request_id}#{inflight.attempts}"
         try:
             async for output in self._llm.generate(
@@ -343,7 +347,7 @@ class VLLMEngine(Engine):
         inflight.aborted = True
         self._end(inflight, TokenChunk(request_id, (), time.monotonic(), finished=True))
 
-    def reprioritize(self, request_id: str, esi_level: int) -> None:
+    def override(self, request_id: str, esi_level: int) -> None:
         if esi_level not in ESI_LEVELS:
             raise ValueError(f"esi_level must be 1..5, got {esi_level}")
         inflight = self._inflight.get(request_id)

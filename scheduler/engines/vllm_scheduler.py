@@ -1,10 +1,10 @@
 """vLLM 0.32 V1 schedulers ordered by the semantic key, passed to vLLM as `scheduler_cls`.
 
 vLLM's engine core may run in another process, so everything the scheduler needs travels with the request:
-- `Request.priority` carries the scheduling key: `esi_level * PRIORITY_SCALE + estimated remaining milliseconds`
-  (see `semantic_priority`), so vLLM's own priority heap orders the waiting queue by (ESI, remaining work) and its
-  arrival time breaks ties; its preemption victim, the running request with the largest (priority, arrival),
-  is then the least urgent, longest-remaining one.
+- `Request.priority` carries the policy's scheduling key encoded as one integer (`scheduler.policy.encode_priority`,
+  through `semantic_priority`), the same encoding as the Redis heap's score, so vLLM's own priority heap orders the
+  waiting queue by the policy's key and its arrival time breaks ties; its preemption victim, the running request
+  with the largest (priority, arrival), is then the least urgent, longest-remaining one.
 - `SamplingParams.extra_args["predicted_output_tokens"]` carries the predicted answer length (limited preemption).
 
 A priority outside that encoding (vLLM's default 0, a client's own scale) is read, everywhere, as ESI 5 with the
@@ -12,13 +12,13 @@ longest remaining work the encoding can carry (`decoded_priority`): the schedule
 request at `add_request`, so vLLM's own waiting heap and OOM victim choice read it exactly as this policy does.
 
 On top of the stock `policy="priority"` behaviour this scheduler:
-- fixes vllm-project/vllm#40004: before each step, if the most urgent waiting request is of a more urgent ESI
-  level than some running request and the batch is full (vLLM's admission limit) or the KV cache cannot hold its
-  prompt, the least urgent, longest-remaining running request is preempted (recompute), honouring limited
-  preemption (a request past 80 % of its predicted answer is kept, except for an ESI 1 request) and a cap on
-  preemptions per request;
-- is stage-aware: while the most urgent running request is decoding and only less urgent requests wait, prefills
-  are deferred for that step (vLLM's `throttle_prefills`), for at most `max_deferred_steps` steps in a row;
+- fixes vllm-project/vllm#40004: before each step, if the most urgent waiting request is of an earlier band than
+  some running request (under `semantic`: ESI 1 ahead of the rest; under `semantic-strict`: a more urgent level)
+  and the batch is full (vLLM's admission limit) or the KV cache cannot hold its prompt, the least urgent,
+  longest-remaining running request is preempted (recompute), honouring limited preemption (a request past 80 %
+  of its predicted answer is kept, except for an ESI 1 request) and a cap on preemptions per request;
+- is stage-aware: while the most urgent running request is decoding and only requests of a later band wait,
+  prefills are deferred for that step (vLLM's `throttle_prefills`), for at most `max_deferred_steps` steps in a row;
 - does neither while vLLM's scheduler is paused (`pause_state`): the step is vLLM's own.
 """
 
@@ -32,36 +32,48 @@ from vllm.v1.core.sched.interface import PauseState
 from vllm.v1.core.sched.scheduler import Scheduler
 
 from scheduler.cost_model import CostModel
+from scheduler.policy import (
+    DEFAULT_POLICY,
+    KeyView,
+    PolicyOptions,
+    band_of_priority,
+    decoded_priority,
+    defers_prefills,
+    encode_priority,
+    get_policy,
+    is_protected,
+    level_of_priority,
+    protection_holds,
+)
 
-PRIORITY_SCALE = 10**8
-"""ESI level times this, plus milliseconds of estimated remaining work (capped below the scale)."""
 
-UNENCODED_PRIORITY = 6 * PRIORITY_SCALE - 1
-"""How a priority outside our encoding is read: ESI 5 with the longest remaining work the encoding can carry.
+def semantic_priority(
+    esi_level: int,
+    prompt_tokens: int,
+    predicted_output_tokens: int,
+    cost_model: CostModel,
+    policy: str = DEFAULT_POLICY,
+    options: PolicyOptions | None = None,
+) -> int:
+    """The integer vLLM orders by (lower first): the policy's key at submission, encoded (`policy.encode_priority`).
 
-Such a request was never triaged (the product encodes every request it submits), so it must never outrank triaged
-work: reading vLLM's default 0 as vLLM does (the most urgent of all) would put it ahead of ESI 1. ESI 5 keeps it
-behind every triaged level; "longest remaining" makes it, among ESI 5, the first victim and the last admitted, so
-an unknown amount of work never delays ESI 5 work whose estimate is known."""
-
-
-def semantic_priority(esi_level: int, prompt_tokens: int, predicted_output_tokens: int, cost_model: CostModel) -> int:
-    """The integer vLLM orders by (lower first): ESI level, then estimated remaining milliseconds."""
+    vLLM keeps a request's priority fixed while it waits, so aging and deadline windows, which change a key with
+    the clock, act in the simulator's core and the transformers engine, not here (docs/engines.md)."""
     if esi_level not in (1, 2, 3, 4, 5):
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
     remaining_s = cost_model.prefill_s(prompt_tokens) + cost_model.decode_s(prompt_tokens, predicted_output_tokens)
-    return esi_level * PRIORITY_SCALE + min(PRIORITY_SCALE - 1, int(remaining_s * 1000))
-
-
-def decoded_priority(priority: int) -> int:
-    """The one reading of a priority, used for ordering and for victim choice alike: ours (ESI 1..5) as it is,
-    anything else as `UNENCODED_PRIORITY`. Idempotent, so reading an already decoded priority changes nothing."""
-    return priority if PRIORITY_SCALE <= priority < 6 * PRIORITY_SCALE else UNENCODED_PRIORITY
+    view = KeyView(esi_level=esi_level, est_remaining_s=remaining_s)
+    return encode_priority(get_policy(policy).key(view, options or PolicyOptions(), 0.0))
 
 
 def level_of(request: Any) -> int:
-    """The ESI level a request is scheduled at (its decoded priority's leading part)."""
-    return decoded_priority(int(request.priority)) // PRIORITY_SCALE
+    """The ESI level a request carries in its priority (ESI 5 for a priority outside the encoding)."""
+    return level_of_priority(int(request.priority))
+
+
+def band_of(request: Any) -> float:
+    """The band a request is scheduled in: ESI 1 / at risk / the rest under `semantic`, the level under strict."""
+    return band_of_priority(int(request.priority))
 
 
 def urgency_key(request: Any) -> tuple[int, float]:
@@ -72,12 +84,10 @@ def urgency_key(request: Any) -> tuple[int, float]:
 class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     """vLLM's V1 scheduler with the semantic additions described in the module docstring."""
 
-    limited_preemption: float = 0.8
-    max_preemptions: int = 3
+    options: PolicyOptions = PolicyOptions()
+    """Limited preemption, the preemption cap and `max_deferred_steps` (prefills are deferred for at most that many
+    steps in a row, then one step lets them in: an endless stream of urgent decodes must not starve the rest)."""
     stage_aware: bool = True
-    max_deferred_steps: int = 4
-    """Prefills are deferred for at most this many steps in a row, then one step lets them in: an endless
-    stream of urgent decodes must not starve everyone else."""
     _deferred_in_a_row: int = 0
     prefill_capacity_bound: bool
     """vLLM's (set in its `__init__`); declared for the type checker, which cannot see into vLLM."""
@@ -98,7 +108,7 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
             return super().schedule(throttle_prefills=throttle_prefills)
         self._preempt_for_urgent_waiting()
         defer = self.stage_aware and self._urgent_request_decoding()
-        defer = defer and self._deferred_in_a_row < self.max_deferred_steps
+        defer = defer and self._deferred_in_a_row < self.options.max_deferred_steps
         self._deferred_in_a_row = self._deferred_in_a_row + 1 if defer else 0
         if not defer:
             return super().schedule(throttle_prefills=throttle_prefills)
@@ -136,12 +146,16 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
         return min(waiting, key=urgency_key) if waiting else None
 
     def _protected(self, running: Any, for_level: int) -> bool:
-        if running.num_preemptions >= self.max_preemptions:
-            return True
+        """Pinned (`policy.is_protected`), unless the request it would make room for is ESI 1."""
         extra = getattr(running.sampling_params, "extra_args", None) or {}
         predicted = extra.get("predicted_output_tokens")
-        nearly_done = predicted is not None and running.num_output_tokens >= self.limited_preemption * predicted
-        return bool(nearly_done and for_level > 1)
+        pinned = is_protected(
+            self.options,
+            int(running.num_output_tokens),
+            None if predicted is None else int(predicted),
+            int(running.num_preemptions),
+        )
+        return pinned and protection_holds(for_level)
 
     def _blocks_for(self, request: Any) -> int:
         return int(-(-len(request.prompt_token_ids or []) // self.block_size))
@@ -162,17 +176,17 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
         """
         if not self.running:
             return
-        worst_running = max(level_of(r) for r in self.running)
-        urgent = sorted((r for r in self._ready_waiting() if level_of(r) < worst_running), key=urgency_key)
+        worst_running = max(band_of(r) for r in self.running)
+        urgent = sorted((r for r in self._ready_waiting() if band_of(r) < worst_running), key=urgency_key)
         blocks_wanted = 0
         for admitted, head in enumerate(urgent):
-            level = level_of(head)
+            band, level = band_of(head), level_of(head)
             blocks_wanted += self._blocks_for(head)
             while self._batch_full(admitted) or self.kv_cache_manager.block_pool.get_num_free_blocks() < blocks_wanted:
                 victims = [
                     r
                     for r in self.running
-                    if level_of(r) > level and not self._protected(r, level) and self._request_blocks_can_be_freed(r)
+                    if band_of(r) > band and not self._protected(r, level) and self._request_blocks_can_be_freed(r)
                 ]
                 if not victims:
                     return
@@ -184,16 +198,15 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     # ----- stage awareness ---------------------------------------------------------------------------------
 
     def _urgent_request_decoding(self) -> bool:
-        """The most urgent running request is decoding and everything waiting is of a less urgent level."""
+        """The most urgent running request is decoding and everything waiting is of a later band."""
         if not self.running:
             return False
         leader = min(self.running, key=urgency_key)
         # Still prefilling, or (resumed) recomputing its earlier output: vLLM's own test of a decode is
         # `is_prefill_chunk`, and it defers prefills only beside a decode.
-        if leader.num_computed_tokens < leader.num_prompt_tokens or leader.is_prefill_chunk:
-            return False
+        decoding = not (leader.num_computed_tokens < leader.num_prompt_tokens or leader.is_prefill_chunk)
         head = self._most_urgent_waiting()
-        return head is not None and level_of(head) > level_of(leader)
+        return defers_prefills(band_of(leader), decoding, None if head is None else band_of(head))
 
 
 class SemanticVLLMAsyncScheduler(SemanticVLLMScheduler, AsyncScheduler):  # type: ignore[misc]

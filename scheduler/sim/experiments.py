@@ -10,7 +10,7 @@ from typing import Any
 
 from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel, get_profile
-from scheduler.policies import POLICIES
+from scheduler.policy import POLICIES
 from scheduler.sim.limits import level_limits, limits_to_json, mean_limits
 from scheduler.sim.metrics import PolicySummary, mean_summary
 from scheduler.sim.predictors import Prediction, PredictorMode, PredictorSpec, predict
@@ -25,7 +25,8 @@ DEFAULT_KV_CAPACITY_TOKENS: dict[str, int] = {
     "a5000-qwen1.5-7b": 8_192,
 }
 
-BASELINES = ("fcfs", "sjf", "hpjf", "vllm-priority")
+BASELINES = ("semantic-strict", "fcfs", "sjf", "hpjf", "vllm-priority")
+"""What `semantic` is compared with: the paper's strict policy (Algorithms 1-5) and the paper's baselines."""
 LIMIT_POLICY = "semantic"
 """The policy whose per-level limit every report shows (`scheduler.sim.limits`)."""
 

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel
-from scheduler.policies import Policy
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS, Policy
 from scheduler.sim.metrics import PolicySummary
 from scheduler.sim.predictors import Prediction
 from scheduler.sim.simulator import simulate

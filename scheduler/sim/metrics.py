@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from scheduler.request import ESI_LEVELS
+from scheduler.policy import ESI_LEVELS
 from scheduler.sim.experiments import ExperimentResult, PointResult, get_experiment
 
 

@@ -8,7 +8,7 @@ from scheduler.config import SchedulerConfig
 from scheduler.core import Scheduler
 from scheduler.cost_model import CostModel
 from scheduler.plan import StepPlan
-from scheduler.policies import Policy
+from scheduler.policy import Policy
 from scheduler.request import Request
 from scheduler.sim.metrics import Outcome, PolicySummary, summarize
 from scheduler.sim.predictors import Prediction
@@ -40,6 +40,52 @@ def step_duration_s(plan: StepPlan, cost_model: CostModel) -> float:
     return prefill_s + decode_s
 
 
+def _add_ready(
+    scheduler: Scheduler,
+    requests: Sequence[SimRequest],
+    predictions: Sequence[Prediction],
+    order: list[int],
+    next_index: int,
+    now_s: float,
+) -> int:
+    """Hand the scheduler every request whose prediction is ready by `now_s`; the index of the next one."""
+    while next_index < len(order) and predictions[order[next_index]].ready_s <= now_s:
+        request, prediction = requests[order[next_index]], predictions[order[next_index]]
+        scheduler.add_request(
+            Request(
+                request_id=request.request_id,
+                esi_level=prediction.esi_level,
+                prompt_tokens=request.prompt_tokens,
+                predicted_output_tokens=prediction.output_tokens,
+                max_output_tokens=max(request.output_tokens, prediction.output_tokens),
+                arrival_seq=0,
+            ),
+            now_s=prediction.ready_s,
+        )
+        next_index += 1
+    return next_index
+
+
+def _sampled(
+    plan: StepPlan,
+    truth: dict[str, SimRequest],
+    generated: dict[str, int],
+    first_token_s: dict[str, float],
+    now_s: float,
+) -> set[str]:
+    """Count the tokens the step sampled; the requests that reached their true answer length."""
+    finishing = set()
+    for work in plan.work:
+        if not work.samples_token:
+            continue
+        count = generated.get(work.request_id, 0) + 1
+        generated[work.request_id] = count
+        first_token_s.setdefault(work.request_id, now_s)
+        if count >= truth[work.request_id].output_tokens:
+            finishing.add(work.request_id)
+    return finishing
+
+
 def simulate(
     policy: Policy | str,
     requests: Sequence[SimRequest],
@@ -58,20 +104,7 @@ def simulate(
     now_s = 0.0
     next_index = 0
     for _ in range(max_steps):
-        while next_index < len(order) and predictions[order[next_index]].ready_s <= now_s:
-            request, prediction = requests[order[next_index]], predictions[order[next_index]]
-            scheduler.add_request(
-                Request(
-                    request_id=request.request_id,
-                    esi_level=prediction.esi_level,
-                    prompt_tokens=request.prompt_tokens,
-                    predicted_output_tokens=prediction.output_tokens,
-                    max_output_tokens=max(request.output_tokens, prediction.output_tokens),
-                    arrival_seq=0,
-                ),
-                now_s=prediction.ready_s,
-            )
-            next_index += 1
+        next_index = _add_ready(scheduler, requests, predictions, order, next_index, now_s)
         scheduler.drain_buffer()
         plan = scheduler.schedule(now_s)
         if not plan:
@@ -84,15 +117,7 @@ def simulate(
                 )
             break
         now_s += step_duration_s(plan, cost_model)
-        finishing = set()
-        for work in plan.work:
-            if not work.samples_token:
-                continue
-            count = generated.get(work.request_id, 0) + 1
-            generated[work.request_id] = count
-            first_token_s.setdefault(work.request_id, now_s)
-            if count >= truth[work.request_id].output_tokens:
-                finishing.add(work.request_id)
+        finishing = _sampled(plan, truth, generated, first_token_s, now_s)
         for finished in scheduler.update_from_step(plan, finishing):
             true_request = truth[finished.request_id]
             outcomes.append(

@@ -111,7 +111,7 @@ def start_stack(workdir: Path, extra_env: dict[str, str]) -> Stack:
 
 def start_product(workdir: Path, triage_model_dir: Path, secret: str, extra_env: dict[str, str]) -> Stack:
     """`start_stack` serving a tiny local Llama, the given triage model, and the source `cad` signed with `secret`."""
-    from scheduler.bench.tiny_models import build_tiny_llama
+    from scheduler.engines.tiny_models import build_tiny_llama
 
     model = build_tiny_llama(workdir / "model")
     base = {

@@ -19,7 +19,7 @@ def test_bench_sim_json_prints_one_object_with_every_policy() -> None:
     data = json.loads(result.stdout)
     assert data["experiment"] == "spikes"
     assert data["params"]["seed"] == 4
-    assert set(data["policies"]) == {"semantic", "fcfs", "sjf", "hpjf", "vllm-priority"}
+    assert set(data["policies"]) == {"semantic", "semantic-strict", "fcfs", "sjf", "hpjf", "vllm-priority"}
 
 
 def test_bench_sim_table_shows_ratios_to_semantic() -> None:
@@ -62,13 +62,18 @@ def test_bench_overhead_json_has_sizes() -> None:
 
 
 def test_bench_engine_json_has_both_schedulers() -> None:
-    result = runner.invoke(cli, ["bench", "engine", "--requests", "8", "--repeats", "1", "--json"])
+    result = runner.invoke(cli, ["bench", "engine", "--requests", "14", "--repeats", "1", "--json"])  # one ESI 1
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data["schedulers"]) == {"semantic", "fifo"}
     semantic = data["schedulers"]["semantic"]
     assert set(semantic) == {"ttft_p50_ms", "ttft_p99_ms", "normalized_wait_s", "evictions", "tokens_per_s"}
     assert semantic["tokens_per_s"] > 0
+    # The limit: the burst's ESI 1 requests alone, under the semantic scheduler.
+    assert list(data["limit"]) == ["ttft_p99_ms"]
+    esi1_limit = data["limit"]["ttft_p99_ms"]["1"]
+    assert esi1_limit is not None and esi1_limit > 0
+    assert "1" in semantic["ttft_p99_ms"]
 
 
 def test_bench_engine_refuses_an_unknown_engine() -> None:

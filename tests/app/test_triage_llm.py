@@ -24,8 +24,8 @@ from app.triage_llm import (
     prompt_token_ids,
     started_loader,
 )
-from scheduler.bench.tiny_models import build_tiny_llama
 from scheduler.engines.base import Engine, EngineHealth, EngineRequest, EngineStats, TokenChunk
+from scheduler.engines.tiny_models import build_tiny_llama
 from triage_models.generator import generate
 from triage_models.llm import MAX_NEW_TOKENS, LLMClassifier, build_prompt
 from triage_models.pipeline import TriageModel, Triager, train_model
@@ -159,7 +159,7 @@ class SilentEngine(Engine):
     def abort(self, request_id: str) -> None:
         self.aborted.append(request_id)
 
-    def reprioritize(self, request_id: str, esi_level: int) -> None:
+    def override(self, request_id: str, esi_level: int) -> None:
         return None
 
     def stats(self) -> EngineStats:

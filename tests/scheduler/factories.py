@@ -5,6 +5,7 @@ from __future__ import annotations
 from scheduler.config import SchedulerConfig
 from scheduler.core import Scheduler
 from scheduler.cost_model import CostModel
+from scheduler.policy import PolicyOptions
 from scheduler.request import Request
 
 # Round numbers so expected keys are easy to reason about: prefill 1 ms/token, decode 10 ms/token,
@@ -30,21 +31,29 @@ def make_request(
 
 
 def make_scheduler(
-    policy: str = "semantic",
+    policy: str = "semantic-strict",
     kv_capacity_tokens: int = 1024,
     max_batch_size: int = 4,
     costs: CostModel = SIMPLE_COSTS,
     **options: object,
 ) -> Scheduler:
-    defaults: dict[str, object] = {
-        "block_size": 1,
+    """A scheduler on round costs, every semantic option off unless passed (engine limits and options alike)."""
+    option_names = set(PolicyOptions.__dataclass_fields__)
+    policy_options: dict[str, object] = {
         "aging_interval_s": None,
         "limited_preemption": None,
         "max_preemptions": None,
         "reserved_kv_share": 0.0,
     }
-    defaults.update(options)
-    config = SchedulerConfig(kv_capacity_tokens=kv_capacity_tokens, max_batch_size=max_batch_size, **defaults)  # type: ignore[arg-type]
+    policy_options.update({name: value for name, value in options.items() if name in option_names})
+    limits: dict[str, object] = {"block_size": 1}
+    limits.update({name: value for name, value in options.items() if name not in option_names})
+    config = SchedulerConfig(
+        kv_capacity_tokens=kv_capacity_tokens,
+        max_batch_size=max_batch_size,
+        options=PolicyOptions(**policy_options),  # type: ignore[arg-type]
+        **limits,  # type: ignore[arg-type]
+    )
     return Scheduler(policy, config, costs)
 
 

@@ -136,7 +136,7 @@ def test_override_takes_effect_at_the_next_step() -> None:
     scheduler.add_request(make_request("a", esi_level=3))
     scheduler.add_request(make_request("b", esi_level=4))
     assert run_step(scheduler) == ["a"]
-    scheduler.reprioritize("b", 1)
+    scheduler.override("b", 1)
     scheduler.drain_buffer()
     plan = scheduler.schedule()
     assert (plan.request_ids, plan.preempted) == (["b"], ["a"])
@@ -146,15 +146,15 @@ def test_override_to_an_invalid_level_or_of_an_unknown_request_is_refused() -> N
     scheduler = make_scheduler()
     scheduler.add_request(make_request("a"))
     with pytest.raises(ValueError, match=r"1\.\.5"):
-        scheduler.reprioritize("a", 0)
+        scheduler.override("a", 0)
     with pytest.raises(KeyError, match="not queued or running"):
-        scheduler.reprioritize("gone", 2)
+        scheduler.override("gone", 2)
 
 
 def test_override_to_a_routine_level_never_strands_a_large_request() -> None:
     scheduler = make_scheduler(kv_capacity_tokens=100, reserved_kv_share=0.1)
     scheduler.add_request(make_request("a", esi_level=1, prompt_tokens=80, predicted_output_tokens=15))
-    scheduler.reprioritize("a", 3)
+    scheduler.override("a", 3)
     for _ in range(16):
         run_step(scheduler)
     assert scheduler.requests == {}
@@ -165,7 +165,7 @@ def test_override_restarts_aging_at_the_new_level() -> None:
     scheduler.add_request(make_request("busy", esi_level=1, predicted_output_tokens=400))
     scheduler.add_request(make_request("x", esi_level=3))
     run_step(scheduler, now_s=0.0)
-    scheduler.reprioritize("x", 5, now_s=5.0)
+    scheduler.override("x", 5, now_s=5.0)
     run_step(scheduler, now_s=14.0)
     assert scheduler.requests["x"].effective_level == 5.0
     run_step(scheduler, now_s=15.0)
@@ -274,7 +274,8 @@ def test_abort_frees_kv_wherever_the_request_is() -> None:
 
 
 def test_unknown_policy_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="unknown scheduling policy 'lottery'; known policies: semantic, fcfs"):
+    known = "semantic, semantic-strict, fcfs, sjf, hpjf, vllm-priority"
+    with pytest.raises(ValueError, match=f"unknown scheduling policy 'lottery'; known policies: {known}"):
         make_scheduler("lottery")
 
 

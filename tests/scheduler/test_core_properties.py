@@ -11,7 +11,7 @@ from scheduler.config import SchedulerConfig
 from scheduler.core import RequestTooLargeError, Scheduler
 from scheduler.cost_model import PROFILES
 from scheduler.plan import StepPlan
-from scheduler.policies import POLICIES
+from scheduler.policy import POLICIES, PolicyOptions
 from scheduler.request import Request
 
 
@@ -49,8 +49,15 @@ configs = st.builds(
     mixed_steps=st.booleans(),
     offload_enabled=st.booleans(),
 )
-options_on = {"aging_interval_s": 0.05, "limited_preemption": 0.8, "max_preemptions": 2, "reserved_kv_share": 0.2}
-options_off = {"aging_interval_s": None, "limited_preemption": None, "max_preemptions": None, "reserved_kv_share": 0.0}
+options_on = PolicyOptions(
+    aging_interval_s=0.05,
+    limited_preemption=0.8,
+    max_preemptions=2,
+    reserved_kv_share=0.2,
+    level_deadlines_s=(None, 0.2, 0.5, 1.0, 2.0),
+    deadline_window_s=0.05,
+)
+options_off = PolicyOptions(aging_interval_s=None, limited_preemption=None, max_preemptions=None, reserved_kv_share=0.0)
 
 
 class Harness:
@@ -143,7 +150,7 @@ def drive(harness: Harness, ops: list[tuple[str, object]]) -> list[StepPlan]:
             assert isinstance(argument, tuple)
             request_id = harness.live(argument[0])
             if request_id is not None:
-                harness.scheduler.reprioritize(request_id, argument[1], harness.now_s)
+                harness.scheduler.override(request_id, argument[1], harness.now_s)
         elif op == "abort":
             assert isinstance(argument, int)
             request_id = harness.live(argument)
@@ -160,7 +167,7 @@ def drive(harness: Harness, ops: list[tuple[str, object]]) -> list[StepPlan]:
 def test_no_request_is_lost_or_duplicated_and_kv_stays_within_capacity(
     policy: str, config: dict[str, object], with_options: bool, ops: list[tuple[str, object]]
 ) -> None:
-    scheduler_config = SchedulerConfig(**config, **(options_on if with_options else options_off))  # type: ignore[arg-type]
+    scheduler_config = SchedulerConfig(**config, options=options_on if with_options else options_off)  # type: ignore[arg-type]
     harness = Harness(Scheduler(policy, scheduler_config, PROFILES["a100-qwen1.5-7b"]))
     drive(harness, ops)
     # Drain everything that is left: every accepted request finishes.
@@ -179,7 +186,8 @@ def test_no_request_is_lost_or_duplicated_and_kv_stays_within_capacity(
 def test_no_less_urgent_request_is_admitted_while_a_more_urgent_one_waits_with_room(
     config: dict[str, object], ops: list[tuple[str, object]]
 ) -> None:
-    scheduler = Scheduler("semantic", SchedulerConfig(**config, **options_off), PROFILES["a100-qwen1.5-4b"])  # type: ignore[arg-type]
+    scheduler_config = SchedulerConfig(**config, options=options_off)  # type: ignore[arg-type]
+    scheduler = Scheduler("semantic-strict", scheduler_config, PROFILES["a100-qwen1.5-4b"])
     harness = Harness(scheduler)
     for op, argument in ops:
         drive(harness, [(op, argument)])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from scheduler.cost_model import PROFILES, CostModel
-from scheduler.eviction import DecodedKVRule, EvictionKind, decide_eviction, eviction_key
+from scheduler.eviction import DecodedKVRule, EvictionKind, decide_eviction
+from scheduler.policy import eviction_key
 
 
 def test_eviction_key_reverses_the_scheduling_key() -> None:

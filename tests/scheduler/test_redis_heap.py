@@ -37,7 +37,7 @@ operations = st.lists(
             st.integers(0, 50),
         ),
         st.tuples(st.just("pop"), st.just(0), st.just(0), st.just(0), st.just(0)),
-        st.tuples(st.just("rekey"), st.integers(0, 30), st.integers(1, 5), st.integers(0, 20_000), st.just(0)),
+        st.tuples(st.just("override"), st.integers(0, 30), st.integers(1, 5), st.integers(0, 20_000), st.just(0)),
         st.tuples(st.just("remove"), st.integers(0, 30), st.just(0), st.just(0), st.just(0)),
     ),
     max_size=60,
@@ -68,8 +68,8 @@ def test_it_behaves_like_the_in_memory_heap_on_the_same_operations(
             _, expected = local.pop()
             assert popped is not None and popped.item_id == expected
             assert shared.ack(expected, "consumer")
-        elif op == "rekey":
-            where = shared.rekey(item_id, level, remaining_ms / 1000)
+        elif op == "override":
+            where = shared.override(item_id, level, remaining_ms / 1000)
             assert where == ("waiting" if item_id in local else "absent")
             if item_id in local:
                 local.update(item_id, (score_of(level, remaining_ms / 1000), arrivals[item_id], item_id))  # type: ignore[arg-type]
@@ -118,15 +118,15 @@ def test_only_urgent_items_are_taken_when_a_level_limit_is_given(heap: RedisSema
     assert taken is not None and taken.item_id == "critical"
 
 
-def test_rekey_reorders_a_waiting_item_and_a_leased_one_comes_back_at_its_new_level(heap: RedisSemanticHeap) -> None:
+def test_an_override_reorders_a_waiting_item_and_a_leased_one_returns_at_its_new_level(heap: RedisSemanticHeap) -> None:
     heap.push("first", 3, 1.0, 1)
     heap.push("second", 3, 1.0, 2)
-    assert heap.rekey("second", 1) == "waiting"
+    assert heap.override("second", 1) == "waiting"
     assert heap.waiting_ids() == ["second", "first"]
     leased = heap.pop_lease("w", lease_s=0.2)
     assert leased is not None and leased.item_id == "second"
-    assert heap.rekey("second", 5) == "leased"
-    assert heap.rekey("nobody", 1) == "absent"
+    assert heap.override("second", 5) == "leased"
+    assert heap.override("nobody", 1) == "absent"
     assert heap.release("second", "w") is True
     assert heap.waiting_ids() == ["first", "second"]
     assert heap.depth_per_level() == {1: 0, 2: 0, 3: 1, 4: 0, 5: 1}

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scheduler.bench.tiny_models import build_tiny_sentence_transformer
+from scheduler.engines.tiny_models import build_tiny_sentence_transformer
 from triage_models.embedding import EmbeddingModelError, load_encoder
 from triage_models.generator import generate
 from triage_models.pipeline import TriageModel, Triager, train_model

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.bench.tiny_models import build_tiny_llama
+from scheduler.engines.tiny_models import build_tiny_llama
 from triage_models.llm import LLMClassifier, LLMOutputError, TransformersGenerator, build_prompt, parse_verdict
 from triage_models.pipeline import TriageModel, Triager
 from triage_models.result import DecisionPoint

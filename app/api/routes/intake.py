@@ -11,7 +11,8 @@ from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
 from app.db.session import session_scope
 from app.intake.schemas import IntakeAccepted, IntakeMessage
 from app.intake.signatures import SignatureError, verify
-from app.pipeline import store_message, try_hand_over
+from app.pipeline import store_message
+from app.worker.publish import try_hand_over
 
 router = APIRouter(tags=["intake"])
 

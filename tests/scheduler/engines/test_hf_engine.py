@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.bench.tiny_models import build_tiny_llama
 from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
 from scheduler.engines.hf import HFEngine, HFEngineConfig
+from scheduler.engines.tiny_models import build_tiny_llama
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_too_large_request_is_rejected_and_the_engine_keeps_serving(tiny_llama: 
 def test_override_of_an_unknown_request_and_unknown_engine_are_clear_errors(tiny_llama: Path) -> None:
     engine = engine_for(tiny_llama)
     with pytest.raises(KeyError, match="not queued or running"):
-        engine.reprioritize("nobody", 1)
+        engine.override("nobody", 1)
     with pytest.raises(ValueError, match="unknown engine 'tgi'"):
         check_engine_name("tgi")
     with pytest.raises(ValueError, match="unknown hf scheduler"):
@@ -126,7 +126,7 @@ def test_override_takes_effect_at_the_next_step(tiny_llama: Path) -> None:
             # b is predicted long, so at the same level it would wait for a to finish
             second = engine.submit(EngineRequest("b", tuple(range(6, 21)), 4, 400, 5))
             if override:
-                engine.reprioritize("b", 1)
+                engine.override("b", 1)
             b_chunks = [chunk async for chunk in second]
             a_chunks = [first_chunk, *[chunk async for chunk in first]]
         finally:
@@ -192,6 +192,7 @@ def test_eviction_order_matches_the_core_on_a_hand_built_case(tiny_llama: Path) 
     from scheduler.config import SchedulerConfig
     from scheduler.core import Scheduler
     from scheduler.cost_model import CostModel
+    from scheduler.policy import PolicyOptions
     from scheduler.request import Request
 
     running = [("esi3", 3), ("esi4", 4), ("esi5", 5)]
@@ -199,7 +200,9 @@ def test_eviction_order_matches_the_core_on_a_hand_built_case(tiny_llama: Path) 
     # The core, with the same shape: 8 blocks of 16 tokens, three 30-token prompts running, a 90-token urgent one.
     core = Scheduler(
         "semantic",
-        SchedulerConfig(kv_capacity_tokens=128, max_batch_size=4, block_size=16, reserved_kv_share=0.0),
+        SchedulerConfig(
+            kv_capacity_tokens=128, max_batch_size=4, block_size=16, options=PolicyOptions(reserved_kv_share=0.0)
+        ),
         CostModel(a1=0, a2=1e-4, g1=1e-7, g2=8e-3, beta=1e-4),
     )
     for name, level in running:

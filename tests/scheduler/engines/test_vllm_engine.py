@@ -97,7 +97,7 @@ async def burst(engine: VLLMEngine, override: tuple[str, int] | None = None) -> 
     tasks["urgent"] = asyncio.create_task(collect(engine.submit(urgent)))
     if override is not None:
         await asyncio.sleep(0.02)
-        engine.reprioritize(*override)
+        engine.override(*override)
     results = await asyncio.gather(*tasks.values())
     return dict(zip(tasks, results, strict=True))
 
@@ -169,7 +169,7 @@ def test_an_override_moves_a_waiting_request_ahead_at_once_and_keeps_its_output(
         await asyncio.sleep(0.05)
         waiting = semantic_engine.stats().waiting_per_level
         assert waiting[5] >= 3 and waiting[1] == 0
-        semantic_engine.reprioritize("queued-4", 1)  # submitted last, waiting behind the others
+        semantic_engine.override("queued-4", 1)  # submitted last, waiting behind the others
         results = await asyncio.gather(*tasks.values())
         return dict(zip(tasks, results, strict=True))
 
@@ -180,9 +180,9 @@ def test_an_override_moves_a_waiting_request_ahead_at_once_and_keeps_its_output(
     for request_id, chunks in results.items():
         assert tokens_of(chunks) == expected_tokens(request(request_id, 5).prompt_token_ids, 16)
     with pytest.raises(KeyError, match="not queued or running"):
-        semantic_engine.reprioritize("queued-4", 2)  # finished
+        semantic_engine.override("queued-4", 2)  # finished
     with pytest.raises(ValueError, match=r"esi_level must be 1\.\.5"):
-        semantic_engine.reprioritize("queued-4", 0)
+        semantic_engine.override("queued-4", 0)
 
 
 def test_abort_ends_that_stream_and_the_others_finish(

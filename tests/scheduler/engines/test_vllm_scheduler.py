@@ -14,17 +14,20 @@ from vllm.v1.core.sched.scheduler import Scheduler
 
 from scheduler.bench.vllm_sim import build_scheduler, burst_after_fill, fake_output, make_request, run_workload
 from scheduler.cost_model import get_profile
-from scheduler.engines.vllm_scheduler import (
+from scheduler.engines.vllm_scheduler import SemanticVLLMAsyncScheduler, SemanticVLLMScheduler, semantic_priority
+from scheduler.policy import (
+    MAX_ENCODED_MS,
     PRIORITY_SCALE,
     UNENCODED_PRIORITY,
-    SemanticVLLMAsyncScheduler,
-    SemanticVLLMScheduler,
-    semantic_priority,
+    band_of_priority,
+    encode_priority,
+    level_of_priority,
 )
 
 
 def prio(level: int, remaining_ms: int = 0) -> int:
-    return level * PRIORITY_SCALE + remaining_ms
+    """A `semantic-strict` priority: the band is the level."""
+    return encode_priority((level, remaining_ms / 1000, level, 0))
 
 
 def step(scheduler: Any) -> Any:
@@ -69,13 +72,13 @@ def test_limited_preemption_keeps_a_nearly_done_request_except_for_esi_1(workdir
     for level, expected in [(2, {"low-short", "low-long"}), (1, {"low-short", "urgent"})]:
         scheduler = build_scheduler(SemanticVLLMScheduler, workdir, max_num_seqs=2)
         scheduler.add_request(make_request("low-short", 10, 30, prio(5, 100), 0.0, 30))
-        scheduler.add_request(make_request("low-long", 10, 30, prio(5, 900), 0.1, 4))  # predicted 4, runs on
+        scheduler.add_request(make_request("low-long", 10, 30, prio(5, 900), 0.1, 7))  # predicted 7: 6 of 7 done
         for _ in range(6):
             step(scheduler)
         scheduler.add_request(make_request("urgent", 10, 5, prio(level), 1.0, 5))
         scheduler.add_request(make_request("other", 10, 30, prio(5, 50), 0.2, 30))
         output = step(scheduler)
-        # low-long is past 80 % of its predicted 4 tokens: protected from ESI 2, not from ESI 1;
+        # low-long is past 80 % of its predicted 7 tokens (and short of them): protected from ESI 2, not from ESI 1;
         # low-short is not protected, so ESI 2 takes its place instead.
         if level == 2:
             assert set(output.preempted_req_ids) == {"low-short"}
@@ -97,13 +100,23 @@ def test_stage_awareness_defers_less_urgent_prefills_while_the_urgent_request_de
     assert set(step(stock).num_scheduled_tokens) == {"urgent", "routine"}
 
 
-def test_priority_encodes_level_then_remaining_work() -> None:
+def test_strict_priority_encodes_level_then_remaining_work() -> None:
     cost = get_profile("a100-qwen1.5-4b")
-    short, long = semantic_priority(2, 50, 20, cost), semantic_priority(2, 50, 400, cost)
-    assert short < long < semantic_priority(3, 10, 1, cost)
-    assert short // PRIORITY_SCALE == 2
+    short, long = (semantic_priority(2, 50, n, cost, "semantic-strict") for n in (20, 400))
+    assert short < long < semantic_priority(3, 10, 1, cost, "semantic-strict")
+    assert (band_of_priority(short), level_of_priority(short)) == (2.0, 2)
     with pytest.raises(ValueError, match=r"1\.\.5"):
         semantic_priority(6, 1, 1, cost)
+
+
+def test_semantic_priority_puts_esi_1_first_then_weighted_remaining_work() -> None:
+    cost = get_profile("a100-qwen1.5-4b")
+    esi1_long = semantic_priority(1, 50, 400, cost)
+    cases = ((2, 400), (3, 5), (2, 5))
+    esi2_long, esi3_short, esi2_short = (semantic_priority(level, 50, n, cost) for level, n in cases)
+    assert esi1_long < esi2_short < esi3_short < esi2_long
+    assert [level_of_priority(p) for p in (esi1_long, esi2_long, esi3_short)] == [1, 2, 3]
+    assert [band_of_priority(p) for p in (esi1_long, esi2_long)] == [1.0, 3.0]
 
 
 @pytest.mark.parametrize("cls", [SemanticVLLMScheduler, SemanticVLLMAsyncScheduler])
@@ -130,7 +143,7 @@ def test_prefills_are_deferred_for_a_bounded_number_of_steps(workdir: Path) -> N
     step(scheduler)
     scheduler.add_request(make_request("routine", 40, 20, prio(4), 0.5, 20))
     first_routine_step = next(n for n in range(1, 20) if "routine" in step(scheduler).num_scheduled_tokens)
-    assert first_routine_step == SemanticVLLMScheduler.max_deferred_steps + 1
+    assert first_routine_step == SemanticVLLMScheduler.options.max_deferred_steps + 1
 
 
 # ----- defects found by running vLLM's own tests and a stress test against ours -------------------------------------
@@ -171,8 +184,8 @@ def test_a_default_priority_request_is_preempted_once_and_stays_out_until_room_f
 def test_a_default_priority_request_queues_behind_triaged_esi_5_work(cls: Any, workdir: Path) -> None:
     scheduler = build_scheduler(cls, workdir, max_num_seqs=1)
     scheduler.add_request(make_request("plain", 10, 2, 0, 0.0))
-    scheduler.add_request(make_request("esi5-longest", 10, 2, prio(5, PRIORITY_SCALE - 2), 0.1, 2))
-    assert scheduler.requests["plain"].priority == UNENCODED_PRIORITY == 6 * PRIORITY_SCALE - 1
+    scheduler.add_request(make_request("esi5-longest", 10, 2, prio(5, MAX_ENCODED_MS - 1), 0.1, 2))
+    assert scheduler.requests["plain"].priority == UNENCODED_PRIORITY == 6 * PRIORITY_SCALE - 5
     order = [set(step(scheduler).num_scheduled_tokens) for _ in range(4)]
     assert order == [{"esi5-longest"}, {"esi5-longest"}, {"plain"}, {"plain"}]
 

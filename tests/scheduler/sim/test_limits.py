@@ -114,6 +114,6 @@ def test_bench_sim_json_and_report_show_the_limits(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data["limits"]) == {"1", "2", "3", "4", "5"}
-    assert set(data["policies"]) == {"semantic", "fcfs", "sjf", "hpjf", "vllm-priority"}
+    assert set(data["policies"]) == {"semantic", "semantic-strict", "fcfs", "sjf", "hpjf", "vllm-priority"}
     report = (out / "report.md").read_text()
     assert "| limit |" in report and "ESI 1 x limit" in report

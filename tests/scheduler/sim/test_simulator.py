@@ -39,7 +39,7 @@ def test_every_request_finishes_with_its_true_length_under_every_policy() -> Non
     requests = generate_workload(WorkloadSpec(gap_s=0.1, max_concurrent=12, bursts=4, seed=5))
     predictions = predict(requests, PredictorSpec(length_error_rate=0.3), 500, seed=5)
     config = SchedulerConfig(kv_capacity_tokens=4_896, max_batch_size=8)
-    for policy in ("semantic", "fcfs", "sjf", "hpjf", "vllm-priority"):
+    for policy in ("semantic", "semantic-strict", "fcfs", "sjf", "hpjf", "vllm-priority"):
         summary = simulate(policy, requests, predictions, config, get_profile("a100-qwen1.5-7b"))
         assert sum(summary.count_per_level.values()) == len(requests), policy
         assert not math.isnan(summary.overall)
@@ -63,7 +63,7 @@ def test_experiment_json_has_the_documented_shape() -> None:
     data = result.to_json()
     assert data["experiment"] == "spikes"
     assert data["params"]["gap_s"] == 0.1 and data["params"]["concurrency"] == 10
-    assert list(data["policies"]) == ["semantic", "fcfs", "sjf", "hpjf", "vllm-priority"]
+    assert list(data["policies"]) == ["semantic", "semantic-strict", "fcfs", "sjf", "hpjf", "vllm-priority"]
     semantic = data["policies"]["semantic"]
     assert list(semantic["per_level"]) == ["1", "2", "3", "4", "5"]
     assert set(semantic["p99_per_level"]) == {"1", "2", "3", "4", "5"}

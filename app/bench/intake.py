@@ -32,7 +32,7 @@ from app.local_redis import free_port, start_redis_server
 from triage_models.generator import generate
 
 SECRET = "whsec_" + base64.b64encode(b"bench-intake-secret-32-random-by").decode()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True, slots=True)

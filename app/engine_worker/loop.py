@@ -1,11 +1,4 @@
-"""The engine worker: takes incidents from the Redis heap as the engine has room, streams guidance into the
-database, records outcomes, and applies overrides to requests already in the engine.
-
-Urgent first: an ESI 1-2 incident at the head of the heap goes into the engine at once even when it is full (the
-engine's scheduler then preempts for it); less urgent ones wait until the engine has room. Each taken incident is
-leased and the lease renewed while it is served; a worker that dies stops renewing and the heap gives the
-incident to the next worker. Outcome and "done" are committed before the lease is acknowledged.
-"""
+"""The engine worker's loop: takes incidents from the Redis heap, leases them, serves them, beats its heart."""
 
 from __future__ import annotations
 
@@ -16,69 +9,38 @@ import logging
 import os
 import socket
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import update
 
-from app.api.main import ENGINE_HEARTBEAT
-from app.db.models import Guidance, GuidanceState, Incident, Outbox, Outcome, utcnow
+from app.api.routes.health import ENGINE_HEARTBEAT
+from app.db.models import GuidanceState, Incident, utcnow
 from app.db.session import session_scope
-from app.guidance.prompt import GUIDANCE_PROMPT_VERSION, guidance_messages
+from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
+from app.engine_worker.outcomes import (
+    Served,
+    current_level,
+    record_failed,
+    record_finished,
+    when_accepted,
+    write_guidance,
+)
+from app.guidance.prompt import guidance_messages
 from app.metrics import count_engine, record_observation
-from app.queueing import OVERRIDE_CHANNEL, heap_for, redis_client
-from app.settings import DATA_DIR, Settings
-from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError
+from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
+from app.settings import Settings
+from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError, TokenChunk
 from scheduler.redis_heap import HeapItem
 
 log = logging.getLogger(__name__)
 
-BUILTIN_TINY = "builtin:tiny-llama"
-"""A tiny random-weight Llama built locally: for offline smoke runs and tests (its guidance is gibberish)."""
 URGENT_LEVEL = 2
 GUIDANCE_FLUSH_S = 0.5
 MAX_DELIVERIES = 5
 """An incident the engine has failed on this many times is recorded as failed instead of retried forever."""
-
-
-def resolve_model(name: str) -> str:
-    """A model path or hub id; `builtin:tiny-llama` is built into the data directory on first use."""
-    if name != BUILTIN_TINY:
-        return name
-    from scheduler.bench.tiny_models import build_tiny_llama
-
-    directory = DATA_DIR / "models"
-    if not (directory / "tiny-llama" / "config.json").is_file():
-        build_tiny_llama(directory)
-    return str(directory / "tiny-llama")
-
-
-def build_engine(settings: Settings) -> Engine:
-    """The engine named in settings, sized from settings."""
-    model = resolve_model(settings.model)
-    if settings.engine == "hf":
-        from scheduler.engines.hf import HFEngine, HFEngineConfig
-
-        return HFEngine(
-            HFEngineConfig(
-                model_path=model,
-                num_blocks=settings.engine_num_blocks,
-                block_size=settings.engine_block_size,
-                max_batch_tokens=settings.engine_max_batch_tokens,
-                max_requests_per_batch=settings.engine_max_requests,
-            )
-        )
-    from scheduler.engines.vllm_engine import VLLMEngine, VLLMEngineConfig
-
-    return VLLMEngine(
-        VLLMEngineConfig(
-            model=model,
-            max_num_seqs=settings.engine_max_requests * 4,
-            gpu_memory_utilization=settings.vllm_gpu_memory_utilization,
-            kv_offloading_gib=settings.vllm_kv_offloading_gib,
-        )
-    )
 
 
 @dataclass(slots=True)
@@ -90,7 +52,14 @@ class _Serving:
 
 
 class EngineWorker:
-    """One engine, fed from the shared heap."""
+    """One engine, fed from the shared heap: takes incidents as the engine has room, streams guidance into the
+    database, records outcomes, and applies overrides to requests already in the engine.
+
+    Urgent first: an ESI 1-2 incident at the head of the heap goes into the engine at once even when it is full (the
+    engine's scheduler then preempts for it); less urgent ones wait until the engine has room. Each taken incident is
+    leased and the lease renewed while it is served; a worker that dies stops renewing and the heap gives the
+    incident to the next worker. Outcome and "done" are committed before the lease is acknowledged.
+    """
 
     def __init__(
         self, settings: Settings, engine: Engine, tokenizer: Any, model_name: str, max_positions: int = 4096
@@ -102,7 +71,7 @@ class EngineWorker:
         self.tokenizer = tokenizer
         self.model_name = model_name
         self.client = redis_client(settings.redis_url)
-        self.heap = heap_for(settings.redis_url, settings.queue_prefix)
+        self.heap = settings_heap(settings)
         self.consumer = f"{socket.gethostname()}:{os.getpid()}"
         self.capacity = settings.engine_max_requests
         self.serving: dict[str, _Serving] = {}
@@ -159,59 +128,10 @@ class EngineWorker:
         item = serving.item
         incident_id = item.item_id
         try:
-            loaded = await asyncio.to_thread(self._load, incident_id)
-            if loaded is None:  # finished meanwhile, or gone
-                await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
-                return
-            prompt, level, predicted, queued_at, accepted_at = loaded
-            request = EngineRequest(
-                incident_id,
-                tuple(prompt),
-                level,
-                max(1, min(predicted, self.settings.max_new_tokens)),
-                self.settings.max_new_tokens,
-            )
-            handed_s = time.monotonic()
-            handed_wall = utcnow()
-            queue_wait_s = max(0.0, (handed_wall - (queued_at or accepted_at)).total_seconds())
-            tokens: list[int] = []
-            first_token_s: float | None = None
-            last_flush = 0.0
-            try:
-                stream = self.engine.submit(request)
-            except RequestRejectedError as error:
-                await asyncio.to_thread(self._fail, incident_id, item, str(error), queue_wait_s, accepted_at)
-                return
-            async for chunk in stream:
-                tokens.extend(chunk.token_ids)
-                if chunk.token_ids and first_token_s is None:
-                    first_token_s = chunk.emitted_s
-                    await asyncio.to_thread(self._set_state, incident_id, GuidanceState.GENERATING)
-                if chunk.finished or chunk.emitted_s - last_flush >= GUIDANCE_FLUSH_S:
-                    last_flush = chunk.emitted_s
-                    await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
-            timing = self.engine.timings.get(incident_id)
-            ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
-            await asyncio.to_thread(
-                self._finish,
-                incident_id,
-                item,
-                list(tokens),
-                queue_wait_s,
-                ttft_s,
-                accepted_at,
-                timing.evictions if timing is not None else 0,
-            )
+            await self._serve_incident(item)
         except EngineError as error:
             self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
-            if item.deliveries >= MAX_DELIVERIES:
-                log.error(
-                    "engine failed on %s %d times (%s); recording the failure", incident_id, item.deliveries, error
-                )
-                await asyncio.to_thread(self._fail_after_errors, incident_id, item, str(error))
-            else:
-                log.error("engine failed on %s: %s; giving it back to the heap", incident_id, error)
-                await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
+            await self._engine_failed(item, error)
         except Exception:
             log.exception(
                 "engine worker failed on %s; the lease will expire and another worker will retry", incident_id
@@ -220,6 +140,63 @@ class EngineWorker:
             if self.serving.get(incident_id) is serving:  # not a newer delivery of the same incident
                 del self.serving[incident_id]
 
+    async def _serve_incident(self, item: HeapItem) -> None:
+        """Load the incident, stream its guidance from the engine into the database, and record its outcome."""
+        incident_id = item.item_id
+        loaded = await asyncio.to_thread(self._load, incident_id)
+        if loaded is None:  # finished meanwhile, or gone
+            await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
+            return
+        prompt, level, predicted, queued_at, accepted = loaded
+        request = EngineRequest(
+            incident_id,
+            tuple(prompt),
+            level,
+            max(1, min(predicted, self.settings.max_new_tokens)),
+            self.settings.max_new_tokens,
+        )
+        handed_s = time.monotonic()
+        handed_wall = utcnow()
+        queue_wait_s = max(0.0, (handed_wall - (queued_at or accepted)).total_seconds())
+        try:
+            stream = self.engine.submit(request)
+        except RequestRejectedError as error:
+            await asyncio.to_thread(self._fail, incident_id, item, str(error), queue_wait_s, accepted)
+            return
+        tokens, first_token_s = await self._stream_guidance(incident_id, stream)
+        timing = self.engine.timings.get(incident_id)
+        ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
+        evictions = timing.evictions if timing is not None else 0
+        await asyncio.to_thread(self._finish, incident_id, item, tokens, queue_wait_s, ttft_s, accepted, evictions)
+
+    async def _stream_guidance(
+        self, incident_id: str, stream: AsyncIterator[TokenChunk]
+    ) -> tuple[list[int], float | None]:
+        """Write the guidance as it streams (every GUIDANCE_FLUSH_S, and at the end); the tokens and the engine's
+        time of the first."""
+        tokens: list[int] = []
+        first_token_s: float | None = None
+        last_flush = 0.0
+        async for chunk in stream:
+            tokens.extend(chunk.token_ids)
+            if chunk.token_ids and first_token_s is None:
+                first_token_s = chunk.emitted_s
+                await asyncio.to_thread(self._set_state, incident_id, GuidanceState.GENERATING)
+            if chunk.finished or chunk.emitted_s - last_flush >= GUIDANCE_FLUSH_S:
+                last_flush = chunk.emitted_s
+                await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
+        return tokens, first_token_s
+
+    async def _engine_failed(self, item: HeapItem, error: EngineError) -> None:
+        """Give the incident back to the heap, or record it as failed once the engine has failed on it too often."""
+        incident_id = item.item_id
+        if item.deliveries >= MAX_DELIVERIES:
+            log.error("engine failed on %s %d times (%s); recording the failure", incident_id, item.deliveries, error)
+            await asyncio.to_thread(self._fail_after_errors, incident_id, item, str(error))
+        else:
+            log.error("engine failed on %s: %s; giving it back to the heap", incident_id, error)
+            await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
+
     def _load(self, incident_id: str) -> tuple[list[int], int, int, dt.datetime | None, dt.datetime] | None:
         with session_scope(self.settings.database_url) as session:
             incident = session.get(Incident, incident_id)
@@ -227,14 +204,14 @@ class EngineWorker:
                 return None
             classification = incident.classifications[-1] if incident.classifications else None
             flags = [str(item.get("rule_id")) for item in classification.evidence] if classification else []
-            level = incident.esi_level or 5
+            level = current_level(incident, 5)
             incident.guidance_state = GuidanceState.PREFILLING.value
             incident.engine_seen_at = utcnow()
             prompt = self._prompt(incident.text, level, flags)
             return prompt, level, incident.predicted_output_tokens or 0, incident.queued_at, incident.accepted_at
 
-    def _prompt(self, text: str, level: int, flags: list[str]) -> list[int]:
-        messages = guidance_messages(text, level, flags)
+    def _prompt(self, text: str, esi_level: int, flags: list[str]) -> list[int]:
+        messages = guidance_messages(text, esi_level, flags)
         if getattr(self.tokenizer, "chat_template", None):
             ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
             if isinstance(ids, dict) or hasattr(ids, "keys"):
@@ -256,17 +233,7 @@ class EngineWorker:
 
     def _write_guidance(self, incident_id: str, tokens: list[int]) -> None:
         text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-        with session_scope(self.settings.database_url) as session:
-            guidance = session.get(Guidance, incident_id)
-            if guidance is None:
-                guidance = Guidance(
-                    incident_id=incident_id, model=self.model_name, prompt_version=GUIDANCE_PROMPT_VERSION
-                )
-                session.add(guidance)
-            guidance.text = text
-            guidance.tokens = len(tokens)
-            guidance.model = self.model_name
-            guidance.updated_at = utcnow()
+        write_guidance(self.settings.database_url, incident_id, text, len(tokens), self.model_name)
 
     def _finish(
         self,
@@ -275,35 +242,14 @@ class EngineWorker:
         tokens: list[int],
         queue_wait_s: float,
         ttft_s: float | None,
-        accepted_at: dt.datetime,
+        accepted: dt.datetime,
         evictions: int,
     ) -> None:
         self._write_guidance(incident_id, tokens)
-        now = utcnow()
-        with session_scope(self.settings.database_url) as session:
-            incident = session.get(Incident, incident_id)
-            if incident is None:
-                return
-            level = incident.esi_level or item.esi_level
-            outcome = session.get(Outcome, incident_id)
-            if outcome is None:
-                outcome = Outcome(incident_id=incident_id, deliveries=item.deliveries)
-                session.add(outcome)
-            outcome.esi_level = level
-            outcome.queue_wait_s = queue_wait_s
-            outcome.ttft_s = ttft_s
-            outcome.total_s = (now - accepted_at).total_seconds()
-            outcome.tokens = len(tokens)
-            outcome.evictions = evictions
-            outcome.deliveries = max(outcome.deliveries or 1, item.deliveries)
-            outcome.engine = self.engine.name
-            outcome.model = self.model_name
-            outcome.error = None
-            outcome.finished_at = now
-            incident.guidance_state = GuidanceState.DONE.value
-            outbox = session.get(Outbox, incident_id)
-            if outbox is not None:
-                outbox.done_at = now
+        served = Served(self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions)
+        level = record_finished(self.settings.database_url, incident_id, item, served, accepted)
+        if level is None:
+            return
         # Only once "done" is committed: the reconciler never re-queues a finished incident.
         self.heap.ack(incident_id, self.consumer)
         prefix = self.settings.queue_prefix
@@ -315,42 +261,17 @@ class EngineWorker:
         except Exception as error:
             log.warning("metrics not recorded: %s", error)
 
-    def _fail(
-        self, incident_id: str, item: HeapItem, reason: str, queue_wait_s: float, accepted_at: dt.datetime
-    ) -> None:
+    def _fail(self, incident_id: str, item: HeapItem, reason: str, queue_wait_s: float, accepted: dt.datetime) -> None:
         """The engine can never serve this incident (too large): record it, and do not retry."""
-        now = utcnow()
-        with session_scope(self.settings.database_url) as session:
-            incident = session.get(Incident, incident_id)
-            if incident is None:
-                return
-            incident.guidance_state = GuidanceState.FAILED.value
-            if session.get(Outcome, incident_id) is None:
-                session.add(
-                    Outcome(
-                        incident_id=incident_id,
-                        esi_level=incident.esi_level or item.esi_level,
-                        queue_wait_s=queue_wait_s,
-                        ttft_s=None,
-                        total_s=(now - accepted_at).total_seconds(),
-                        tokens=0,
-                        deliveries=item.deliveries,
-                        engine=self.engine.name,
-                        model=self.model_name,
-                        error=reason,
-                    )
-                )
-            outbox = session.get(Outbox, incident_id)
-            if outbox is not None:
-                outbox.done_at = now
+        served = Served(self.engine.name, self.model_name, queue_wait_s, error=reason)
+        if not record_failed(self.settings.database_url, incident_id, item, served, accepted):
+            return
         self.heap.ack(incident_id, self.consumer)
         count_engine(self.client, self.settings.queue_prefix, failed=1)
 
     def _fail_after_errors(self, incident_id: str, item: HeapItem, reason: str) -> None:
-        with session_scope(self.settings.database_url) as session:
-            incident = session.get(Incident, incident_id)
-            accepted_at = incident.accepted_at if incident is not None else utcnow()
-        self._fail(incident_id, item, f"engine failed {item.deliveries} times: {reason}", 0.0, accepted_at)
+        accepted = when_accepted(self.settings.database_url, incident_id)
+        self._fail(incident_id, item, f"engine failed {item.deliveries} times: {reason}", 0.0, accepted)
 
     # ----- background duties ------------------------------------------------------------------------------
 
@@ -425,39 +346,15 @@ class EngineWorker:
                 await asyncio.sleep(1.0)
 
     def apply_override(self, incident_id: str, esi_level: int) -> bool:
-        """Re-prioritize a request this worker is serving (at the engine's next step)."""
+        """Apply an override to a request this worker is serving (at the engine's next step)."""
         serving = self.serving.get(incident_id)
         if serving is None:
             return False
         try:
-            self.engine.reprioritize(incident_id, esi_level)
+            self.engine.override(incident_id, esi_level)
         except KeyError:
             return False  # not submitted yet: it is submitted with the new level from the database
         return True
-
-
-def model_positions(model: str) -> int:
-    """The longest sequence the model takes."""
-    from transformers import AutoConfig
-
-    config = AutoConfig.from_pretrained(model)
-    return int(getattr(config, "max_position_embeddings", 4096) or 4096)
-
-
-def load_tokenizer(model: str) -> Any:
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(model)
-
-
-def serving_positions(engine: Engine, model: str) -> int:
-    """The longest sequence the engine serves with this model: the model's positions, capped by the engine's own
-    `max_model_len` when it has one (vLLM). Shared with the `llm` triage backend (`app/triage_llm.py`)."""
-    max_positions = model_positions(model)
-    engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
-    if isinstance(engine_limit, int):
-        max_positions = min(max_positions, engine_limit)
-    return max_positions
 
 
 async def serve_engine(settings: Settings) -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks of the product through real processes: intake throughput and console responsiveness."""

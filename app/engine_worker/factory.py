@@ -1,0 +1,86 @@
+"""The engine, its model and tokenizer, built from Settings: hf, vllm, or the built-in tiny Llama."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.settings import DATA_DIR, Settings
+from scheduler.engines.base import Engine
+
+BUILTIN_TINY = "builtin:tiny-llama"
+"""A tiny random-weight Llama built locally: for offline smoke runs and tests (its guidance is gibberish)."""
+
+
+def resolve_model(name: str) -> str:
+    """A model path or hub id; `builtin:tiny-llama` is built into the data directory on first use."""
+    if name != BUILTIN_TINY:
+        return name
+    from scheduler.engines.tiny_models import build_tiny_llama
+
+    directory = DATA_DIR / "models"
+    if not (directory / "tiny-llama" / "config.json").is_file():
+        build_tiny_llama(directory)
+    return str(directory / "tiny-llama")
+
+
+def build_engine(settings: Settings) -> Engine:
+    """The engine named in settings, sized from settings."""
+    model = resolve_model(settings.model)
+    if settings.engine == "hf":
+        return _hf_engine(settings, model)
+    return _vllm_engine(settings, model)
+
+
+def _hf_engine(settings: Settings, model: str) -> Engine:
+    from scheduler.engines.hf import HFEngine, HFEngineConfig
+
+    return HFEngine(
+        HFEngineConfig(
+            model_path=model,
+            num_blocks=settings.engine_num_blocks,
+            block_size=settings.engine_block_size,
+            max_batch_tokens=settings.engine_max_batch_tokens,
+            max_requests_per_batch=settings.engine_max_requests,
+            policy=settings.scheduling_policy,
+            policy_options=settings.policy_options,
+        )
+    )
+
+
+def _vllm_engine(settings: Settings, model: str) -> Engine:
+    from scheduler.engines.vllm_engine import VLLMEngine, VLLMEngineConfig
+
+    return VLLMEngine(
+        VLLMEngineConfig(
+            model=model,
+            max_num_seqs=settings.engine_max_requests * 4,
+            gpu_memory_utilization=settings.vllm_gpu_memory_utilization,
+            kv_offloading_gib=settings.vllm_kv_offloading_gib,
+            policy=settings.scheduling_policy,
+        )
+    )
+
+
+def model_positions(model: str) -> int:
+    """The longest sequence the model takes."""
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model)
+    return int(getattr(config, "max_position_embeddings", 4096) or 4096)
+
+
+def load_tokenizer(model: str) -> Any:
+    """The model's tokenizer."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model)
+
+
+def serving_positions(engine: Engine, model: str) -> int:
+    """The longest sequence the engine serves with this model: the model's positions, capped by the engine's own
+    `max_model_len` when it has one (vLLM). Shared with the `llm` triage backend (`app/triage_llm.py`)."""
+    max_positions = model_positions(model)
+    engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
+    if isinstance(engine_limit, int):
+        max_positions = min(max_positions, engine_limit)
+    return max_positions

@@ -1,0 +1,123 @@
+"""The rows an engine worker writes for an incident it served: its guidance as it streams, then its outcome."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.db.models import Guidance, GuidanceState, Incident, Outbox, Outcome, utcnow
+from app.db.session import session_scope
+from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
+from scheduler.redis_heap import HeapItem
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """How one serving of an incident went, as its outcome row records it."""
+
+    engine: str
+    model: str
+    queue_wait_s: float
+    ttft_s: float | None = None
+    tokens: int = 0
+    evictions: int = 0
+    error: str | None = None
+
+
+def current_level(incident: Incident, fallback: int) -> int:
+    """The incident's ESI level as the database has it now (an override included), else `fallback`."""
+    return incident.esi_level or fallback
+
+
+def write_guidance(database_url: str, incident_id: str, text: str, tokens: int, model: str) -> None:
+    """The guidance so far (the whole text, replacing what was written before)."""
+    with session_scope(database_url) as session:
+        guidance = session.get(Guidance, incident_id)
+        if guidance is None:
+            guidance = Guidance(incident_id=incident_id, model=model, prompt_version=GUIDANCE_PROMPT_VERSION)
+            session.add(guidance)
+        guidance.text = text
+        guidance.tokens = tokens
+        guidance.model = model
+        guidance.updated_at = utcnow()
+
+
+def put_outcome(
+    session: Session,
+    incident: Incident,
+    item: HeapItem,
+    served: Served,
+    total_s: float,
+    now: dt.datetime,
+    *,
+    replace: bool,
+) -> int:
+    """The incident's one outcome row: added, or (when `replace`) an earlier serving's row overwritten; an earlier
+    row is otherwise kept. Returns the ESI level the outcome is recorded under."""
+    level = current_level(incident, item.esi_level)
+    outcome = session.get(Outcome, incident.id)
+    if outcome is not None and not replace:
+        return level
+    if outcome is None:
+        outcome = Outcome(incident_id=incident.id, deliveries=item.deliveries)
+        session.add(outcome)
+    outcome.esi_level = level
+    outcome.queue_wait_s = served.queue_wait_s
+    outcome.ttft_s = served.ttft_s
+    outcome.total_s = total_s
+    outcome.tokens = served.tokens
+    outcome.evictions = served.evictions
+    outcome.deliveries = max(outcome.deliveries or 1, item.deliveries)
+    outcome.engine = served.engine
+    outcome.model = served.model
+    outcome.error = served.error
+    outcome.finished_at = now
+    return level
+
+
+def record_finished(
+    database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
+) -> int | None:
+    """The outcome of a finished incident, the incident done and its outbox entry closed, in one transaction.
+    Returns the ESI level recorded, or None when the incident is gone."""
+    now = utcnow()
+    with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None:
+            return None
+        total_s = (now - accepted_at).total_seconds()
+        level = put_outcome(session, incident, item, served, total_s, now, replace=True)
+        incident.guidance_state = GuidanceState.DONE.value
+        _close_outbox(session, incident_id, now)
+    return level
+
+
+def record_failed(
+    database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
+) -> bool:
+    """The incident failed for good: its state, its outcome (unless one is recorded already) and its outbox entry
+    closed, in one transaction. False when the incident is gone."""
+    now = utcnow()
+    with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None:
+            return False
+        incident.guidance_state = GuidanceState.FAILED.value
+        put_outcome(session, incident, item, served, (now - accepted_at).total_seconds(), now, replace=False)
+        _close_outbox(session, incident_id, now)
+    return True
+
+
+def when_accepted(database_url: str, incident_id: str) -> dt.datetime:
+    """When intake accepted the incident (now, when it is gone)."""
+    with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        return incident.accepted_at if incident is not None else utcnow()
+
+
+def _close_outbox(session: Session, incident_id: str, now: dt.datetime) -> None:
+    outbox = session.get(Outbox, incident_id)
+    if outbox is not None:
+        outbox.done_at = now
