@@ -17,11 +17,11 @@ from sqlalchemy.orm import Session
 from app.auth import Principal
 from app.db.models import Incident, IncidentEvent, IncidentStatus, Role, User
 from app.overrides import record_override
+from scheduler.policy import ESI_LEVELS
 
 DISPATCH_ROLES = (Role.DISPATCHER, Role.SUPERVISOR)
 ALL_ROLES = (Role.CALL_TAKER, *DISPATCH_ROLES)
 DISPOSITIONS = ("transported", "treated on scene", "no patient found", "refused care", "duplicate call", "other")
-ESI_LEVELS = (1, 2, 3, 4, 5)
 
 ALLOWED: dict[str, tuple[tuple[Role, ...], str]] = {
     "claim": (DISPATCH_ROLES, "claim incidents"),

@@ -40,7 +40,8 @@ def _check_secret(source: str, secret: str) -> None:
 class Settings(BaseSettings):
     """Everything a deployment configures; read once per process (`get_settings`)."""
 
-    model_config = SettingsConfigDict(env_prefix="TRIAGE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="TRIAGE_", extra="ignore", env_parse_none_str="none")
+    """`none` as a value turns an optional setting off (TRIAGE_POLICY_AGING_INTERVAL_S=none)."""
 
     env: Literal["development", "production"] = "development"
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"

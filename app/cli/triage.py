@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from scheduler.policy import ESI_LEVELS
 from triage_models.embedding import EmbeddingModelError
 from triage_models.esi import DecisionPolicy
 from triage_models.evaluation import EvaluationReport, evaluate, leave_one_out, report
@@ -237,7 +238,7 @@ def _reference_report(
             raise typer.BadParameter("--reference nurse needs --format ktas (the KTAS_RN column)")
         pairs = [(c.esi_level, c.nurse_level or 0) for c in load_ktas(data) if c.nurse_level is not None]
     else:
-        if constant_level not in (1, 2, 3, 4, 5):
+        if constant_level not in ESI_LEVELS:
             raise typer.BadParameter("--constant-level must be 1..5")
         pairs = [(label, constant_level) for label in labelled.labels]
     flat = tuple(0.2 for _ in range(5))

@@ -18,6 +18,7 @@ from app.cli.triage import DataFormat, triage_app
 from app.db.models import Incident, IncidentEvent
 from app.db.session import session_scope
 from app.settings import get_settings
+from scheduler.policy import ESI_LEVELS
 from triage_models.pipeline import TriageModel
 from triage_models.retrain import (
     OVERRIDE_WEIGHT,
@@ -72,7 +73,7 @@ def override_labels(session: Session) -> list[OverrideLabel]:
         if incident_id is None:
             continue
         esi_level = (after or {}).get("esi_level")
-        if not isinstance(esi_level, int) or esi_level not in (1, 2, 3, 4, 5) or not text.strip():
+        if not isinstance(esi_level, int) or esi_level not in ESI_LEVELS or not text.strip():
             log.warning("override of incident %s has no usable level (%r) or text; skipped", incident_id, esi_level)
             continue
         latest[incident_id] = OverrideLabel(text, esi_level, created_at)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from scheduler.policy import ESI_LEVELS
+
 GUIDANCE_PROMPT_VERSION = "guidance-2026.11.1"
 
 SYSTEM = (
@@ -24,7 +26,7 @@ _TAG = re.compile(r"<\s*(/?)\s*call\s*>", re.IGNORECASE)
 
 def guidance_messages(message: str, esi_level: int, red_flags: Sequence[str] = ()) -> list[dict[str, str]]:
     """Chat messages for an instruct model: the fixed instructions, then the quoted call with its triage."""
-    if esi_level not in (1, 2, 3, 4, 5):
+    if esi_level not in ESI_LEVELS:
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
     quoted = _TAG.sub(lambda match: f"({match.group(1)}call)", message)
     flags = f" Red flags: {', '.join(red_flags)}." if red_flags else ""

@@ -34,6 +34,7 @@ from vllm.v1.core.sched.scheduler import Scheduler
 from scheduler.cost_model import CostModel
 from scheduler.policy import (
     DEFAULT_POLICY,
+    ESI_LEVELS,
     KeyView,
     PolicyOptions,
     band_of_priority,
@@ -59,7 +60,7 @@ def semantic_priority(
 
     vLLM keeps a request's priority fixed while it waits, so aging and deadline windows, which change a key with
     the clock, act in the simulator's core and the transformers engine, not here (docs/engines.md)."""
-    if esi_level not in (1, 2, 3, 4, 5):
+    if esi_level not in ESI_LEVELS:
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
     remaining_s = cost_model.prefill_s(prompt_tokens) + cost_model.decode_s(prompt_tokens, predicted_output_tokens)
     view = KeyView(esi_level=esi_level, est_remaining_s=remaining_s)

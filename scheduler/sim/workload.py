@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from scheduler.policy import ESI_LEVELS
+
 
 @dataclass(frozen=True, slots=True)
 class WorkloadSpec:
@@ -53,7 +55,7 @@ def generate_workload(spec: WorkloadSpec) -> list[SimRequest]:
         size = rng.randint(0, spec.max_concurrent)
         arrival_s = burst * spec.gap_s
         for _ in range(size):
-            esi_level = rng.choices((1, 2, 3, 4, 5), weights=spec.esi_weights)[0]
+            esi_level = rng.choices(ESI_LEVELS, weights=spec.esi_weights)[0]
             requests.append(
                 SimRequest(
                     request_id=f"r{len(requests):05d}",

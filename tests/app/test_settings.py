@@ -48,3 +48,27 @@ def test_bad_values_are_named() -> None:
         Settings(webhook_secrets={"cad": ["whsec_" + base64.b64encode(b"short").decode()]})
     with pytest.raises(ValidationError, match="has no secret"):
         Settings(webhook_secrets={"cad": []})
+
+
+def test_the_scheduling_policy_and_its_options_come_from_triage_policy_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TRIAGE_SCHEDULING_POLICY", "semantic-strict")
+    monkeypatch.setenv("TRIAGE_POLICY_LEVEL_WEIGHTS", "[1, 8, 4, 2, 1]")
+    monkeypatch.setenv("TRIAGE_POLICY_LEVEL_DEADLINES_S", "[null, 30, 90, null, null]")
+    monkeypatch.setenv("TRIAGE_POLICY_AGING_INTERVAL_S", "none")
+    settings = Settings()
+    options = settings.policy_options
+    assert settings.scheduling_policy == "semantic-strict"
+    assert options.level_weights == (1.0, 8.0, 4.0, 2.0, 1.0)
+    assert options.level_deadlines_s == (None, 30.0, 90.0, None, None)
+    assert (options.aging_interval_s, options.limited_preemption, options.max_preemptions) == (None, 0.8, 3)
+
+
+def test_a_policy_option_out_of_range_is_refused_with_its_name() -> None:
+    with pytest.raises(ValidationError, match=r"TRIAGE_POLICY_\*: limited_preemption must be in \(0, 1\]"):
+        Settings(policy_limited_preemption=1.5)
+    with pytest.raises(ValidationError, match="level_weights needs five positive weights"):
+        Settings(policy_level_weights=(1.0, 4.0, 0.0, 1.0, 1.0))
+    with pytest.raises(ValidationError, match="scheduling_policy"):
+        Settings(scheduling_policy="lottery")  # type: ignore[arg-type]
