@@ -145,7 +145,11 @@ class Scheduler:
         """The request's current key, from the cache when its state has not changed since."""
         key = self._keys.get(request_id)
         if key is None:
-            key = self._keys[request_id] = self.order_key(self.requests[request_id])
+            request = self.requests[request_id]
+            key = self._keys[request_id] = self.order_key(request)
+            if self.policy.time_varying:
+                # Its estimate may have changed since its key-change moments were queued: queue them afresh.
+                self._schedule_key_change(request)
         return key
 
     def _is_pinned(self, request: Request) -> bool:
@@ -185,7 +189,7 @@ class Scheduler:
         request.arrival_s = now_s
         request.clock_start_s = None
         request.stage = Stage.WAITING
-        self._now_s = max(self._now_s, now_s)
+        self._apply_key_changes(now_s)  # keys stay current whenever the clock moves
         self.requests[request.request_id] = request
         self._buffer.append(request.request_id)
         self._schedule_key_change(request)
@@ -205,7 +209,7 @@ class Scheduler:
         request = self._live(request_id)
         if esi_level not in ESI_LEVELS:
             raise ValueError(f"esi_level must be 1..5, got {esi_level}")
-        self._now_s = max(self._now_s, now_s)
+        self._apply_key_changes(now_s)  # keys stay current whenever the clock moves
         request.esi_level = esi_level
         request.clock_start_s = now_s
         self._rekey(request)
