@@ -22,6 +22,9 @@ PLACEHOLDER_SECRET = "whsec_" + base64.b64encode(b"triage-dispatch development s
 """Works out of the box on a laptop; refused in production."""
 
 
+_POLICY_DEFAULTS = PolicyOptions()
+
+
 class SettingsError(ValueError):
     """A setting that cannot be used (named, with the reason)."""
 
@@ -81,23 +84,20 @@ class Settings(BaseSettings):
     reconcile_interval_s: float = 2.0
     celery_visibility_timeout_s: int = 300
     queue_prefix: str = "triage"
-    # The scheduling policy every queue and engine orders by, and its options (`scheduler.policy.PolicyOptions`).
+    # The scheduling policy every queue and engine orders by, and its options (`scheduler.policy.PolicyOptions`,
+    # whose defaults these are).
     scheduling_policy: Literal["semantic", "semantic-strict"] = DEFAULT_POLICY
-    policy_limited_preemption: float | None = 0.8
-    policy_max_preemptions: int | None = 3
-    policy_aging_interval_s: float | None = 30.0
-    policy_reserved_kv_share: float = 0.1
-    policy_level_weights: tuple[float, float, float, float, float] = (1.0, 4.0, 2.0, 1.5, 1.0)
+    policy_limited_preemption: float | None = _POLICY_DEFAULTS.limited_preemption
+    policy_max_preemptions: int | None = _POLICY_DEFAULTS.max_preemptions
+    policy_aging_interval_s: float | None = _POLICY_DEFAULTS.aging_interval_s
+    policy_reserved_kv_share: float = _POLICY_DEFAULTS.reserved_kv_share
+    policy_level_weights: tuple[float, float, float, float, float] = _POLICY_DEFAULTS.level_weights
     policy_level_deadlines_s: tuple[float | None, float | None, float | None, float | None, float | None] = (
-        None,
-        60.0,
-        180.0,
-        600.0,
-        1200.0,
+        _POLICY_DEFAULTS.level_deadlines_s
     )
-    policy_deadline_window_s: float = 5.0
-    policy_max_deferred_steps: int = 4
-    policy_held_prefill_share: float = 0.25
+    policy_deadline_window_s: float = _POLICY_DEFAULTS.deadline_window_s
+    policy_max_deferred_steps: int = _POLICY_DEFAULTS.max_deferred_steps
+    policy_held_prefill_share: float = _POLICY_DEFAULTS.held_prefill_share
 
     @field_validator("engine")
     @classmethod

@@ -101,8 +101,10 @@ class Scheduler:
         # Scheduling keys cached per request; dropped whenever the request's state changes.
         self._keys: dict[str, SortKey] = {}
         self._kv_used_blocks = 0
-        self._key_changes: list[tuple[float, int, str, int]] = []
-        self._key_generation: dict[str, int] = {}
+        # Moments at which a key changes by the clock alone: a heap of (due, seq, id), and the one moment that counts
+        # per request (an entry whose due differs was superseded).
+        self._key_changes: list[tuple[float, int, str]] = []
+        self._key_due: dict[str, float] = {}
         self._now_s = 0.0
         self._next_seq = 0
         self._evictions = {kind.value: 0 for kind in EvictionKind}
@@ -142,14 +144,15 @@ class Scheduler:
         return self.policy.key(self.key_view(request), self.options, self._now_s)
 
     def _key_by_id(self, request_id: str) -> SortKey:
-        """The request's current key, from the cache when its state has not changed since."""
+        """The request's current key, from the cache when its state has not changed since. A key computed afresh
+        also refreshes the effective level and queues the next moment the clock alone changes the key (its
+        estimate may have changed since the last one was queued)."""
         key = self._keys.get(request_id)
         if key is None:
             request = self.requests[request_id]
-            key = self._keys[request_id] = self.order_key(request)
-            if self.policy.time_varying:
-                # Its estimate may have changed since its key-change moments were queued: queue them afresh.
-                self._schedule_key_change(request)
+            view = self.key_view(request)
+            key = self._keys[request_id] = self.policy.key(view, self.options, self._now_s)
+            self._schedule_key_change(request, view)
         return key
 
     def _is_pinned(self, request: Request) -> bool:
@@ -192,7 +195,7 @@ class Scheduler:
         self._apply_key_changes(now_s)  # keys stay current whenever the clock moves
         self.requests[request.request_id] = request
         self._buffer.append(request.request_id)
-        self._schedule_key_change(request)
+        self._key_by_id(request.request_id)
 
     def drain_buffer(self, max_items: int | None = None) -> int:
         """Heap maintenance (Algorithm 1): insert buffered arrivals into the waiting heap, O(log n) each."""
@@ -227,7 +230,7 @@ class Scheduler:
         request = self._live(request_id)
         del self.requests[request_id]
         self._keys.pop(request_id, None)
-        self._key_generation.pop(request_id, None)
+        self._key_due.pop(request_id, None)
         if request_id in self._buffer:
             self._buffer.remove(request_id)
         self._waiting.discard(request_id)
@@ -469,36 +472,39 @@ class Scheduler:
         self._finished += 1
         del self.requests[request.request_id]
         self._keys.pop(request.request_id, None)
-        self._key_generation.pop(request.request_id, None)
+        self._key_due.pop(request.request_id, None)
 
     # ----- keys that change with the clock (aging, deadlines) ------------------------------------------------
 
-    def _schedule_key_change(self, request: Request) -> None:
-        """Queue the next moment the request's key changes by the clock alone; voids moments queued before."""
-        generation = self._key_generation.get(request.request_id, 0) + 1
-        self._key_generation[request.request_id] = generation
+    def _schedule_key_change(self, request: Request, view: KeyView) -> None:
+        """Set the effective level, and queue the next moment the clock alone changes the request's key (unless
+        that moment is already the one queued)."""
         request.effective_level = aged_level(self.options, request.esi_level, self._now_s - request.since_s)
-        due_s = next_key_change_s(self.policy, self.options, self.key_view(request), self._now_s)
-        if due_s is not None:
-            heapq.heappush(self._key_changes, (due_s, request.arrival_seq, request.request_id, generation))
+        due_s = next_key_change_s(self.policy, self.options, view, self._now_s)
+        if due_s is None:
+            self._key_due.pop(request.request_id, None)
+        elif self._key_due.get(request.request_id) != due_s:
+            self._key_due[request.request_id] = due_s
+            heapq.heappush(self._key_changes, (due_s, request.arrival_seq, request.request_id))
 
     def _apply_key_changes(self, now_s: float) -> None:
         """Re-key every request whose key changed by `now_s` (aging steps, deadline windows opening or closing)."""
         self._now_s = max(self._now_s, now_s)
         while self._key_changes and self._key_changes[0][0] <= self._now_s:
-            _, _, request_id, generation = heapq.heappop(self._key_changes)
-            request = self.requests.get(request_id)
-            if request is None or generation != self._key_generation.get(request_id):
-                continue  # finished, aborted, or re-keyed since this moment was queued
-            self._rekey(request)
+            due_s, _, request_id = heapq.heappop(self._key_changes)
+            if self._key_due.get(request_id) != due_s:
+                continue  # finished, aborted, or superseded by a later moment since this one was queued
+            del self._key_due[request_id]
+            self._rekey(self.requests[request_id])
 
     def _rekey(self, request: Request) -> None:
+        """Drop the cached key and compute it now (`_key_by_id`), wherever the request is ordered."""
         self._keys.pop(request.request_id, None)
+        key = self._key_by_id(request.request_id)
         if request.request_id in self._waiting:
-            self._waiting.update(request.request_id, self._key_by_id(request.request_id))
+            self._waiting.update(request.request_id, key)
         if request.request_id in self._resident:
-            self._resident.update(request.request_id, eviction_key(self._key_by_id(request.request_id)))
-        self._schedule_key_change(request)
+            self._resident.update(request.request_id, eviction_key(key))
 
     # ----- observation -------------------------------------------------------------------------------------
 

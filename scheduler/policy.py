@@ -79,7 +79,13 @@ class PolicyOptions:
     level_weights: tuple[float, float, float, float, float] = (1.0, 4.0, 2.0, 1.5, 1.0)
     """`semantic`: a level's weight divides its estimated remaining work (ESI 1 is strictly first: its weight is
     unused). Chosen from `bench sim` sweeps (docs/scheduling.md)."""
-    level_deadlines_s: tuple[float | None, ...] = (None, 60.0, 180.0, 600.0, 1200.0)
+    level_deadlines_s: tuple[float | None, float | None, float | None, float | None, float | None] = (
+        None,
+        60.0,
+        180.0,
+        600.0,
+        1200.0,
+    )
     """`semantic`: seconds from arrival (or override) to finished guidance, per level; None = no deadline."""
     deadline_window_s: float = 5.0
     """`semantic`: a request enters the at-risk band this long before the last moment it could still start and
@@ -203,8 +209,8 @@ class Policy:
     """Whether evictions may offload (cost-model choice) or always recompute."""
     semantic_options: bool
     """Whether limited preemption, the preemption cap, aging and the reserved KV share apply."""
-    time_varying: bool = False
-    """Whether keys change with the clock alone (aging, deadlines): schedulers re-key at `next_key_change_s`."""
+    deadlines: bool = False
+    """Whether a request whose deadline is at risk moves to the at-risk band (`deadline_window`)."""
 
     def key(self, view: KeyView, options: PolicyOptions, now_s: float) -> SortKey:
         """The scheduling key of a request as it stands at `now_s`."""
@@ -213,8 +219,8 @@ class Policy:
 
 DEFAULT_POLICY: Final = "semantic"
 POLICIES: dict[str, Policy] = {
-    "semantic": Policy("semantic", _semantic_key, True, True, True, True, True, time_varying=True),
-    "semantic-strict": Policy("semantic-strict", _semantic_strict_key, True, True, True, True, True, time_varying=True),
+    "semantic": Policy("semantic", _semantic_key, True, True, True, True, True, deadlines=True),
+    "semantic-strict": Policy("semantic-strict", _semantic_strict_key, True, True, True, True, True),
     "fcfs": Policy("fcfs", _fcfs_key, False, True, True, True, False),
     "sjf": Policy("sjf", _sjf_key, False, True, True, True, False),
     "hpjf": Policy("hpjf", _hpjf_key, False, True, True, True, False),
@@ -233,16 +239,15 @@ def get_policy(name: str) -> Policy:
 
 
 def next_key_change_s(policy: Policy, options: PolicyOptions, view: KeyView, now_s: float) -> float | None:
-    """The next time after `now_s` at which the request's key changes with nothing but the clock (None: never)."""
-    if not policy.time_varying:
-        return None
+    """The next time after `now_s` at which the request's key changes with nothing but the clock (None: never):
+    the next aging step (options without aging: none), or its deadline window opening or closing."""
     times: list[float] = []
     waited = now_s - view.since_s()
     if options.aging_interval_s is not None and aged_level(options, view.esi_level, waited) > min(
         options.aging_ceiling, view.esi_level
     ):
         times.append(view.since_s() + (math.floor(waited / options.aging_interval_s) + 1) * options.aging_interval_s)
-    window = deadline_window(options, view) if policy.name == "semantic" and view.esi_level > 1 else None
+    window = deadline_window(options, view) if policy.deadlines and view.esi_level > 1 else None
     if window is not None:
         times.extend(moment for moment in window if moment > now_s)
     # Never at or before `now_s` (float rounding of the aging step): callers loop until no change is due.

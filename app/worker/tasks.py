@@ -23,5 +23,4 @@ from app.worker.celery_app import celery_app
 def classify(self: Any, incident_id: str) -> str:
     """Idempotent by incident id: a second delivery finds the classification and only re-queues if needed."""
     settings = get_settings()
-    assert settings.redis_url is not None
     return classify_incident(settings, settings_heap(settings), incident_id)
