@@ -199,15 +199,23 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     # ----- stage awareness ---------------------------------------------------------------------------------
 
     def _urgent_request_decoding(self) -> bool:
-        """The most urgent running request is decoding and everything waiting is of a later band."""
+        """The most urgent running band is all decoding and everything waiting is of a later band.
+
+        vLLM's throttle holds back every prefill chunk in the step, so a request of the leader's band still
+        prefilling (a prompt split over steps, or a resumed request recomputing) turns deferral off for the step.
+        """
         if not self.running:
             return False
-        leader = min(self.running, key=urgency_key)
-        # Still prefilling, or (resumed) recomputing its earlier output: vLLM's own test of a decode is
-        # `is_prefill_chunk`, and it defers prefills only beside a decode.
-        decoding = not (leader.num_computed_tokens < leader.num_prompt_tokens or leader.is_prefill_chunk)
+        leader_band = band_of(min(self.running, key=urgency_key))
+        decoding = not any(_prefilling(r) for r in self.running if band_of(r) <= leader_band)
         head = self._most_urgent_waiting()
-        return defers_prefills(band_of(leader), decoding, None if head is None else band_of(head))
+        return defers_prefills(leader_band, decoding, None if head is None else band_of(head))
+
+
+def _prefilling(request: Any) -> bool:
+    """Still prefilling, or (resumed) recomputing its earlier output: vLLM's own test of a decode is
+    `is_prefill_chunk`, and it defers prefills only beside a decode."""
+    return bool(request.num_computed_tokens < request.num_prompt_tokens or request.is_prefill_chunk)
 
 
 class SemanticVLLMAsyncScheduler(SemanticVLLMScheduler, AsyncScheduler):  # type: ignore[misc]

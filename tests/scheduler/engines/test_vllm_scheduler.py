@@ -100,6 +100,21 @@ def test_stage_awareness_defers_less_urgent_prefills_while_the_urgent_request_de
     assert set(step(stock).num_scheduled_tokens) == {"urgent", "routine"}
 
 
+def test_an_urgent_prefill_split_over_steps_is_not_deferred_beside_an_urgent_decode(workdir: Path) -> None:
+    # Found by `bench engine --engine vllm`: vLLM's throttle holds back every prefill chunk, an urgent one too, so
+    # deferring while one ESI 1 request decoded left another ESI 1 request's split prompt waiting for 4 steps.
+    scheduler = build_scheduler(SemanticVLLMScheduler, workdir, max_num_seqs=4, max_num_batched_tokens=64)
+    scheduler.add_request(make_request("urgent-a", 10, 20, prio(1), 0.0, 20))
+    step(scheduler)
+    scheduler.add_request(make_request("urgent-b", 100, 20, prio(1), 0.5, 20))  # 100 tokens: two steps of prefill
+    scheduler.add_request(make_request("routine", 40, 20, prio(4), 0.6, 20))
+    first = step(scheduler)
+    assert first.num_scheduled_tokens == {"urgent-a": 1, "urgent-b": 63}
+    second = step(scheduler)
+    # The rest of its prompt at once (the step is not a deferring one, so the routine prompt may start too).
+    assert (second.num_scheduled_tokens["urgent-a"], second.num_scheduled_tokens["urgent-b"]) == (1, 37)
+
+
 def test_strict_priority_encodes_level_then_remaining_work() -> None:
     cost = get_profile("a100-qwen1.5-4b")
     short, long = (semantic_priority(2, 50, n, cost, "semantic-strict") for n in (20, 400))
