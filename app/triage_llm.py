@@ -224,6 +224,9 @@ def _engine_key(settings: Settings) -> tuple[object, ...]:
         settings.engine_max_batch_tokens,
         settings.engine_max_requests,
         settings.vllm_gpu_memory_utilization,
+        settings.vllm_kv_cache_gib,
+        settings.vllm_max_model_len,
+        settings.vllm_enforce_eager,
         settings.vllm_kv_offloading_gib,
         settings.triage_llm_timeout_s,
     )

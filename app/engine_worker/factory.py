@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from app.settings import DATA_DIR, Settings
@@ -18,9 +20,20 @@ def resolve_model(name: str) -> str:
     from scheduler.engines.tiny_models import build_tiny_llama
 
     directory = DATA_DIR / "models"
-    if not (directory / "tiny-llama" / "config.json").is_file():
+    if not _is_current_tiny_llama(directory / "tiny-llama"):
         build_tiny_llama(directory)
     return str(directory / "tiny-llama")
+
+
+def _is_current_tiny_llama(directory: Path) -> bool:
+    """Whether the built-in model was built by this version's builder (older ones are too narrow for vLLM)."""
+    from scheduler.engines.tiny_models import TINY_LLAMA_HIDDEN
+
+    try:
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and config.get("hidden_size") == TINY_LLAMA_HIDDEN
 
 
 def build_engine(settings: Settings) -> Engine:
@@ -53,9 +66,12 @@ def _vllm_engine(settings: Settings, model: str) -> Engine:
     return VLLMEngine(
         VLLMEngineConfig(
             model=model,
+            max_model_len=min(settings.vllm_max_model_len, model_positions(model)),
             max_num_seqs=settings.engine_max_requests * 4,
             gpu_memory_utilization=settings.vllm_gpu_memory_utilization,
+            kv_cache_gib=settings.vllm_kv_cache_gib,
             kv_offloading_gib=settings.vllm_kv_offloading_gib,
+            enforce_eager=settings.vllm_enforce_eager,
             policy=settings.scheduling_policy,
         )
     )

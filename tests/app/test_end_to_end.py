@@ -1,7 +1,7 @@
 """The whole pipeline with real processes: redis-server, the web app (uvicorn), a Celery worker and the engine
-worker (hf engine, tiny local Llama). 1000 signed messages posted concurrently must end as 1000 incidents with
-guidance and outcomes, none duplicated: as is, with the Celery worker killed mid-run, and with Redis restarted
-(losing everything it held) mid-run."""
+worker (the default vllm engine, tiny local Llama). 1000 signed messages posted concurrently must end as 1000
+incidents with guidance and outcomes, none duplicated: as is, with the Celery worker killed mid-run, and with Redis
+restarted (losing everything it held) mid-run."""
 
 from __future__ import annotations
 
@@ -110,7 +110,15 @@ def assert_complete(stack: Stack, incident_ids: list[str], batch: str) -> None:
         )
         assert count(Classification) == MESSAGES  # one per incident and model version: none duplicated
         assert count(Outcome) == MESSAGES
-        assert count(Guidance, Guidance.tokens == 8) == MESSAGES
+        # Up to 8 tokens each: vLLM (the default engine) stops a random model's answer at its end-of-text token.
+        assert count(Guidance, Guidance.tokens >= 1, Guidance.tokens <= 8) == MESSAGES
+        mismatched = connection.scalar(
+            select(func.count())
+            .select_from(Guidance)
+            .join(Outcome, Outcome.incident_id == Guidance.incident_id)
+            .where(Guidance.incident_id.in_(incident_ids), Outcome.tokens != Guidance.tokens)
+        )
+        assert mismatched == 0
         assert count(Outbox, Outbox.done_at.is_not(None)) == MESSAGES
         assert count(Outcome, Outcome.error.is_(None), Outcome.ttft_s.is_not(None)) == MESSAGES
         duplicates = connection.execute(

@@ -25,7 +25,8 @@ def test_environment_variables_are_read_with_the_triage_prefix(monkeypatch: pyte
         128,
         DEFAULT_LLM,
     )
-    assert settings.database_url.startswith("sqlite:///") and settings.engine == "hf" and settings.env == "development"
+    assert settings.database_url.startswith("sqlite:///") and settings.env == "development"
+    assert settings.engine == "vllm"
 
 
 def test_production_refuses_unsafe_defaults() -> None:
