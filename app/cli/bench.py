@@ -228,68 +228,132 @@ def bench_overhead(
 
 @bench_app.command("engine")
 def bench_engine(
-    engine: Annotated[str, typer.Option(help="Engine to drive (hf).")] = "hf",
+    engine: Annotated[
+        str, typer.Option(help="Engine to drive: hf (transformers) or vllm (vLLM, on the CPU here).")
+    ] = "hf",
     scheduler: Annotated[
-        list[str] | None, typer.Option(help="Scheduler(s) to run: semantic, fifo (default: both).")
+        list[str] | None,
+        typer.Option(help="Scheduler(s) to run: semantic and the engine's baseline (hf: fifo; vllm: stock-priority)."),
     ] = None,
     requests: Annotated[int, typer.Option(help="Requests in the burst.")] = 60,
     repeats: Annotated[int, typer.Option(help="Runs per scheduler, alternating order; figures are means.")] = 3,
     seed: Annotated[int, typer.Option(help="Workload seed.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """A burst through the real engine (tiny local model, small cache), the urgent requests arriving last."""
-    from scheduler.bench.engine_bench import LIMIT_RUN, EngineBenchSpec, run_engine_bench
+    """A burst through the real engine (tiny local model, real forward passes, small cache), the ESI 1 requests
+    arriving into the running batch; semantic against the engine's baseline, plus ESI 1 alone (the limit)."""
+    from scheduler.bench.engine_bench import BASELINES, LIMIT_RUN, EngineBenchSpec, run_engine_bench
     from scheduler.engines.base import check_engine_name
 
     try:
         check_engine_name(engine)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--engine") from error
-    if engine != "hf":
-        raise typer.BadParameter(
-            "this bench runs the embedded hf engine; the vLLM scheduler has `bench vllm-scheduler`",
-            param_hint="--engine",
-        )
-    names = scheduler or ["semantic", "fifo"]
+    known = ["semantic", BASELINES[engine]]
+    names = scheduler or known
     for name in names:
-        _choice(name, ["semantic", "fifo"], "scheduler")
+        _choice(name, known, "scheduler")
     if requests < 1 or repeats < 1:
         raise typer.BadParameter("--requests and --repeats must be >= 1")
-    results = run_engine_bench(names, EngineBenchSpec(requests=requests, seed=seed), repeats=repeats, with_limit=True)
+    if engine == "vllm":
+        _vllm_environment()
+    spec = EngineBenchSpec(requests=requests, seed=seed)
+    results = run_engine_bench(names, spec, repeats=repeats, with_limit=True, engine=engine)
     limit = results.pop(LIMIT_RUN)
     if as_json:
-        data = {
-            "schedulers": {name: result.to_json() for name, result in results.items()},
-            "limit": {"ttft_p99_ms": {"1": limit.ttft_p99_ms.get("1")}},
-        }
-        typer.echo(json.dumps(data))
+        typer.echo(json.dumps(_engine_bench_json(engine, results, limit)))
         return
-    _print_engine_bench(results, limit, requests, repeats)
+    _print_engine_bench(engine, results, limit, requests, repeats)
 
 
-def _print_engine_bench(results: dict[str, Any], limit: Any, requests: int, repeats: int) -> None:
-    table = Table(title=f"hf engine, burst of {requests} (mean of {repeats} runs each)", title_justify="left")
+def _vllm_environment() -> None:
+    """vLLM's environment for a bench run: its platform from the build installed, a scratch cache, quiet logs."""
+    import os
+    import tempfile
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")  # stdout carries the table or the JSON
+    os.environ.setdefault("VLLM_CACHE_ROOT", tempfile.mkdtemp(prefix="vllm-cache-"))
+
+
+def _engine_bench_json(engine: str, results: dict[str, Any], limit: Any) -> dict[str, Any]:
+    key = "preemptions" if engine == "vllm" else "evictions"
+    data: dict[str, Any] = {}
+    if engine == "vllm":
+        from scheduler.engines.vllm_engine import vllm_executor
+
+        data["executor"] = vllm_executor()
+    data["schedulers"] = {name: result.to_json(key) for name, result in results.items()}
+    data["limit"] = {"ttft_p99_ms": {"1": limit.ttft_p99_ms.get("1")}}
+    return data
+
+
+def _print_engine_bench(engine: str, results: dict[str, Any], limit: Any, requests: int, repeats: int) -> None:
+    title = f"{engine} engine, burst of {requests} (mean of {repeats} runs each)"
+    table = Table(title=title, title_justify="left")
     table.add_column("scheduler")
     for level in ESI_LEVELS:
         table.add_column(f"TTFT p99 ESI {level} (ms)", justify="right")
-    table.add_column("evictions", justify="right")
+    table.add_column("preemptions" if engine == "vllm" else "evictions", justify="right")
     table.add_column("tokens/s", justify="right")
     for name, result in results.items():
         cells = [f"{result.ttft_p99_ms.get(str(level), math.nan):.0f}" for level in ESI_LEVELS]
         table.add_row(name, *cells, str(result.evictions), f"{result.tokens_per_s:.0f}")
     _out.print(table)
-    if {"semantic", "fifo"} <= set(results):
-        semantic, fifo = results["semantic"], results["fifo"]
+    baseline = next((name for name in results if name != "semantic"), None)
+    if "semantic" in results and baseline is not None:
+        semantic, other = results["semantic"], results[baseline]
         _out.print(
-            f"ESI 1 p99 time to first token: fifo / semantic = "
-            f"{fifo.ttft_p99_ms['1'] / max(semantic.ttft_p99_ms['1'], 1e-9):.1f}x; "
-            f"throughput semantic / fifo = {semantic.tokens_per_s / fifo.tokens_per_s:.2f}"
+            f"ESI 1 p99 time to first token: {baseline} / semantic = "
+            f"{other.ttft_p99_ms['1'] / max(semantic.ttft_p99_ms['1'], 1e-9):.1f}x; "
+            f"throughput semantic / {baseline} = {semantic.tokens_per_s / other.tokens_per_s:.2f}"
         )
     if "semantic" in results and "1" in limit.ttft_p99_ms:
         _out.print(
             f"ESI 1 p99 time to first token: semantic / limit (ESI 1 alone) = "
             f"{results['semantic'].ttft_p99_ms['1'] / max(limit.ttft_p99_ms['1'], 1e-9):.2f}x"
         )
+
+
+@bench_app.command("engines")
+def bench_engines(
+    engine: Annotated[list[str] | None, typer.Option(help="Engine(s) to measure: hf, vllm (default: both).")] = None,
+    repeats: Annotated[int, typer.Option(help="Runs of the burst per engine; figures are means.")] = 2,
+    model: Annotated[
+        Path | None, typer.Option(help="Model directory (default: the default model's shape, random weights).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """hf against vllm on this machine: the same burst at the default model's shape (Qwen2.5-0.5B-Instruct's
+    config, weights initialised here), both with the semantic scheduler: tokens/s, ESI 1 TTFT, start, memory."""
+    from scheduler.bench.engines_compare import compare_engines
+
+    names = engine or ["hf", "vllm"]
+    for name in names:
+        _choice(name, ["hf", "vllm"], "engine")
+    if repeats < 1:
+        raise typer.BadParameter("--repeats must be >= 1")
+    if model is not None and not (model / "config.json").is_file():
+        raise typer.BadParameter(f"{model} is not a model directory (no config.json)", param_hint="--model")
+    if "vllm" in names:
+        _vllm_environment()
+    results = compare_engines(names, repeats=repeats, model_dir=model)
+    if as_json:
+        typer.echo(json.dumps({"engines": {name: figures.to_json() for name, figures in results.items()}}))
+        return
+    table = Table(title=f"engines on this machine, default model's shape ({repeats} runs each)", title_justify="left")
+    for column in ("engine", "tokens/s", "ESI 1 TTFT p50 (ms)", "ESI 1 TTFT p99 (ms)", "start (s)", "peak RSS (MiB)"):
+        table.add_column(column, justify="left" if column == "engine" else "right")
+    for name, figures in results.items():
+        table.add_row(
+            name,
+            f"{figures.tokens_per_s:.1f}",
+            f"{figures.ttft_p50_ms:.0f}",
+            f"{figures.ttft_p99_ms:.0f}",
+            f"{figures.start_s:.1f}",
+            f"{figures.peak_rss_mib:.0f}",
+        )
+    _out.print(table)
 
 
 @bench_app.command("vllm-scheduler")
@@ -309,6 +373,7 @@ def bench_vllm_scheduler(
         raise typer.BadParameter("--requests must be >= 1 and --kv-blocks >= 8")
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")  # stdout carries the table or the JSON
     os.environ.setdefault("VLLM_CACHE_ROOT", tempfile.mkdtemp(prefix="vllm-cache-"))
     from scheduler.bench.vllm_sim import compare_stock_and_semantic
 

@@ -65,6 +65,7 @@ def test_bench_engine_json_has_both_schedulers() -> None:
     result = runner.invoke(cli, ["bench", "engine", "--requests", "14", "--repeats", "1", "--json"])  # one ESI 1
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    assert list(data) == ["schedulers", "limit"]
     assert set(data["schedulers"]) == {"semantic", "fifo"}
     semantic = data["schedulers"]["semantic"]
     assert set(semantic) == {"ttft_p50_ms", "ttft_p99_ms", "normalized_wait_s", "evictions", "tokens_per_s"}
@@ -74,6 +75,28 @@ def test_bench_engine_json_has_both_schedulers() -> None:
     esi1_limit = data["limit"]["ttft_p99_ms"]["1"]
     assert esi1_limit is not None and esi1_limit > 0
     assert "1" in semantic["ttft_p99_ms"]
+
+
+def test_bench_engine_vllm_runs_real_execution_on_the_cpu_against_stock_priority() -> None:
+    pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
+    command = ["bench", "engine", "--engine", "vllm", "--requests", "14", "--repeats", "1", "--json"]
+    result = runner.invoke(cli, command)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data) == ["executor", "schedulers", "limit"]
+    assert data["executor"] == "cpu"
+    assert set(data["schedulers"]) == {"semantic", "stock-priority"}
+    for figures in data["schedulers"].values():
+        assert set(figures) == {"ttft_p50_ms", "ttft_p99_ms", "normalized_wait_s", "preemptions", "tokens_per_s"}
+        assert figures["tokens_per_s"] > 0 and "1" in figures["ttft_p99_ms"]
+    assert data["schedulers"]["stock-priority"]["preemptions"] == 0  # stock vLLM never preempts for a waiting one
+    assert data["limit"]["ttft_p99_ms"]["1"] > 0
+
+
+def test_bench_engine_refuses_the_other_engines_baseline() -> None:
+    result = runner.invoke(cli, ["bench", "engine", "--engine", "vllm", "--scheduler", "fifo"])
+    assert result.exit_code == 2
+    assert "unknown scheduler 'fifo'" in result.output
 
 
 def test_bench_engine_refuses_an_unknown_engine() -> None:
