@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -51,15 +51,32 @@ def profile(
 
 @engine_app.command("run")
 def run() -> None:
-    """Run an engine worker: the engine named by TRIAGE_ENGINE serving TRIAGE_MODEL, fed from the Redis heap."""
+    """Run an engine worker: the engine named by TRIAGE_ENGINE serving TRIAGE_MODEL, fed from the Redis heap.
+    SIGTERM, SIGINT or SIGHUP stop it cleanly: the engine is stopped (vLLM's engine core processes with it)."""
     import asyncio
     import logging
 
-    from app.engine_worker.loop import serve_engine
     from app.settings import get_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
     if settings.redis_url is None:
         raise typer.BadParameter("set TRIAGE_REDIS_URL (the engine worker reads the shared heap)")
-    asyncio.run(serve_engine(settings))
+    asyncio.run(_serve_until_signalled(settings))
+
+
+async def _serve_until_signalled(settings: Any) -> None:
+    """`serve_engine` until it ends or a stop signal arrives; then it is cancelled, so its cleanup runs."""
+    import asyncio
+    import signal
+
+    from app.engine_worker.loop import serve_engine
+
+    task = asyncio.ensure_future(serve_engine(settings))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        _err.print("engine worker stopped")

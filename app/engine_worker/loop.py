@@ -129,13 +129,14 @@ class EngineWorker:
         incident_id = item.item_id
         try:
             await self._serve_incident(item)
-        except EngineError as error:
+        except Exception as error:  # the engine's, or anything else: every kind counts toward the same cap
+            if not isinstance(error, EngineError):
+                log.exception("engine worker failed on %s", incident_id)
             self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
-            await self._engine_failed(item, error)
-        except Exception:
-            log.exception(
-                "engine worker failed on %s; the lease will expire and another worker will retry", incident_id
-            )
+            try:
+                await self._delivery_failed(item, f"{type(error).__name__}: {error}")
+            except Exception:  # Redis or the database away: the lease expires and the heap delivers it again
+                log.exception("could not give %s back; its lease will expire", incident_id)
         finally:
             if self.serving.get(incident_id) is serving:  # not a newer delivery of the same incident
                 del self.serving[incident_id]
@@ -187,14 +188,15 @@ class EngineWorker:
                 await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
         return tokens, first_token_s
 
-    async def _engine_failed(self, item: HeapItem, error: EngineError) -> None:
-        """Give the incident back to the heap, or record it as failed once the engine has failed on it too often."""
+    async def _delivery_failed(self, item: HeapItem, reason: str) -> None:
+        """Give the incident back to the heap, or record it as failed once serving it has failed too often (an
+        engine error or any other: a delivery that fails for ever must not circulate for ever)."""
         incident_id = item.item_id
         if item.deliveries >= MAX_DELIVERIES:
-            log.error("engine failed on %s %d times (%s); recording the failure", incident_id, item.deliveries, error)
-            await asyncio.to_thread(self._fail_after_errors, incident_id, item, str(error))
+            log.error("serving %s failed %d times (%s); recording the failure", incident_id, item.deliveries, reason)
+            await asyncio.to_thread(self._fail_after_errors, incident_id, item, reason)
         else:
-            log.error("engine failed on %s: %s; giving it back to the heap", incident_id, error)
+            log.error("serving %s failed: %s; giving it back to the heap", incident_id, reason)
             await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
 
     def _load(self, incident_id: str) -> tuple[list[int], int, int, dt.datetime | None, dt.datetime] | None:
@@ -271,7 +273,7 @@ class EngineWorker:
 
     def _fail_after_errors(self, incident_id: str, item: HeapItem, reason: str) -> None:
         accepted = when_accepted(self.settings.database_url, incident_id)
-        self._fail(incident_id, item, f"engine failed {item.deliveries} times: {reason}", 0.0, accepted)
+        self._fail(incident_id, item, f"serving failed {item.deliveries} times: {reason}", 0.0, accepted)
 
     # ----- background duties ------------------------------------------------------------------------------
 
