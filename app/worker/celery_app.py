@@ -1,10 +1,11 @@
-"""The Celery application (Redis broker): late acks, one task at a time per process, results not kept."""
+"""The Celery application (Redis broker): late acks, one task per process, no results, a heartbeat per worker."""
 
 from __future__ import annotations
 
 from celery import Celery
 
 from app.settings import Settings, get_settings
+from app.worker.heartbeat import install_heartbeat
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -20,6 +21,7 @@ def make_celery(settings: Settings) -> Celery:
         broker_transport_options={"visibility_timeout": settings.celery_visibility_timeout_s},
         worker_hijack_root_logger=False,
     )
+    install_heartbeat(celery, broker, settings.queue_prefix)
     return celery
 
 

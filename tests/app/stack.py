@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import signal
@@ -120,6 +121,19 @@ def start_product(workdir: Path, triage_model_dir: Path, secret: str, extra_env:
         "TRIAGE_MODEL_DIR": str(triage_model_dir),
     }
     return start_stack(workdir, {**base, **extra_env})
+
+
+def signed_headers(secret: str, msg_id: str, body: str) -> dict[str, str]:
+    """Standard Webhooks headers for `body`, signed now with `secret`."""
+    from standardwebhooks.webhooks import Webhook
+
+    now = dt.datetime.now(dt.UTC)
+    return {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(secret).sign(msg_id, now, body),
+        "content-type": "application/json",
+    }
 
 
 def ready(port: int) -> bool:

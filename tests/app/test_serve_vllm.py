@@ -5,7 +5,6 @@ Llama) writes the guidance of a signed webhook call."""
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import json
 import os
 import signal
@@ -19,23 +18,17 @@ import pytest
 from sqlalchemy import create_engine, select
 
 pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
-from standardwebhooks.webhooks import Webhook
 
 from app.db.models import Guidance, Incident, Outcome
 from app.local_redis import free_port
+from tests.app.stack import signed_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec_" + base64.b64encode(b"serve-vllm-secret-32-random-byte").decode()
 
 
 def signed_post(port: int, body: str, msg_id: str) -> httpx.Response:
-    now = dt.datetime.now(dt.UTC)
-    headers = {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(SECRET).sign(msg_id, now, body),
-        "content-type": "application/json",
-    }
+    headers = signed_headers(SECRET, msg_id, body)
     return httpx.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers, timeout=30)
 
 

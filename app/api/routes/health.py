@@ -2,52 +2,33 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import functools
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import PlainTextResponse
 from prometheus_client import generate_latest
-from sqlalchemy import text
 
-from app.api.deps import RegistryDep, SettingsDep
+from app.api.deps import RegistryDep
 from app.api.schemas import HealthStatus, Readiness
-from app.db.session import session_scope
-from app.queueing import redis_client
-
-ENGINE_HEARTBEAT = "engine:heartbeat"
-"""The Redis key (after the queue prefix, before the consumer) where each engine worker writes its health."""
+from app.readiness import ENGINE_HEARTBEAT as ENGINE_HEARTBEAT
+from app.readiness import CachedCheck, check_readiness, is_ready
+from app.settings import Settings
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", response_model=HealthStatus)
-def healthz() -> HealthStatus:
+async def healthz() -> HealthStatus:
+    """Alive: answered on the event loop, so it never waits for a thread of the request threadpool."""
     return HealthStatus(status="ok")
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-def readyz(settings: SettingsDep, response: Response) -> Readiness:
-    """Ready when the database, Redis, a Celery worker and an engine worker all answer; else 503 with the checks."""
-    checks: dict[str, str] = {}
-    try:
-        with session_scope(settings.database_url) as session:
-            session.execute(text("SELECT 1"))
-        checks["database"] = "ok"
-    except Exception as error:
-        checks["database"] = f"error: {error}"
-    if settings.redis_url is None:
-        checks["redis"] = "error: TRIAGE_REDIS_URL is not set"
-    else:
-        client = redis_client(settings.redis_url)
-        try:
-            client.ping()
-            checks["redis"] = "ok"
-            checks["workers"] = _worker_check()
-            checks["engine"] = _engine_check(client, settings.queue_prefix)
-        except Exception as error:
-            checks["redis"] = f"error: {error}"
-    ready = all(value == "ok" for value in checks.values()) and len(checks) == 4
+async def readyz(request: Request, response: Response) -> Readiness:
+    """Ready when the database, Redis, a Celery worker's heartbeat and an engine worker's all say so; else 503 with
+    the checks. One check per `READINESS_TTL_S` serves every caller; it never touches the Celery broker."""
+    checks = await readiness_of(request.app).get()
+    ready = is_ready(checks)
     response.status_code = 200 if ready else 503
     return Readiness(ready=ready, checks=checks)
 
@@ -58,18 +39,12 @@ def metrics(registry: RegistryDep) -> PlainTextResponse:
     return PlainTextResponse(generate_latest(registry).decode(), media_type="text/plain; version=0.0.4")
 
 
-def _worker_check() -> str:
-    from app.worker.celery_app import celery_app
-
-    replies = celery_app.control.ping(timeout=1.0)
-    return "ok" if replies else "error: no Celery worker answered"
-
-
-def _engine_check(client: Any, prefix: str) -> str:
-    keys = list(client.scan_iter(f"{prefix}:{ENGINE_HEARTBEAT}:*"))
-    if not keys:
-        return "error: no engine worker heartbeat"
-    healths = [json.loads(raw) for raw in client.mget(keys) if raw]
-    if any(health.get("ok") for health in healths):
-        return "ok"
-    return "error: " + "; ".join(str(health.get("detail")) for health in healths)
+def readiness_of(app: FastAPI) -> CachedCheck:
+    """The app's cached readiness check, made on first use (`app.state.readiness`; a test may set its own)."""
+    cached: CachedCheck | None = getattr(app.state, "readiness", None)
+    if cached is None:
+        # The settings from app.state, not `SettingsDep`: a sync dependency would take a threadpool thread per call.
+        settings: Settings = app.state.settings
+        cached = CachedCheck(functools.partial(check_readiness, settings))
+        app.state.readiness = cached
+    return cached

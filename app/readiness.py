@@ -1,0 +1,148 @@
+"""Readiness checks (database, Redis, worker and engine heartbeats) on connections of their own, cached briefly."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+from app.settings import Settings
+from app.worker.heartbeat import WORKER_HEARTBEAT
+
+ENGINE_HEARTBEAT = "engine:heartbeat"
+"""The Redis key (after the queue prefix, before the consumer) where each engine worker writes its health."""
+
+READINESS_TTL_S = 2.0
+"""How long one check's answer is served to every caller: N concurrent probes cost one check."""
+
+CHECK_TIMEOUT_S = 1.0
+"""The bound on each wait of a check (a connection, an answer); a check that hits it reports an error."""
+
+READINESS_CLIENT_NAME = "triage-readyz"
+"""The name readiness's Redis connections carry (`CLIENT LIST` tells them from the pipeline's)."""
+
+CHECKS = ("database", "redis", "workers", "engine")
+
+
+@functools.cache
+def readiness_redis(url: str) -> redis.Redis:
+    """Readiness's own Redis client, not the pipeline's (`app.queueing.redis_client`) nor the Celery broker's pool:
+    two connections at most, and every wait bounded by `CHECK_TIMEOUT_S`."""
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=2,
+        timeout=CHECK_TIMEOUT_S,
+        socket_connect_timeout=CHECK_TIMEOUT_S,
+        socket_timeout=CHECK_TIMEOUT_S,
+        client_name=READINESS_CLIENT_NAME,
+    )
+    return redis.Redis(connection_pool=pool)
+
+
+@functools.cache
+def readiness_engine(database_url: str) -> Engine:
+    """Readiness's own database engine: no pool to wait for (one short connection per check), connecting and the
+    query bounded."""
+    url = make_url(database_url)
+    connect_args: dict[str, Any] = {}
+    if url.get_backend_name() == "sqlite":
+        connect_args = {"timeout": CHECK_TIMEOUT_S}
+    elif url.get_backend_name() == "postgresql":
+        # libpq's connect_timeout counts whole seconds, 2 at least.
+        connect_args = {"connect_timeout": 2, "options": f"-c statement_timeout={int(CHECK_TIMEOUT_S * 1000)}"}
+    return create_engine(url, poolclass=NullPool, connect_args=connect_args)
+
+
+def check_readiness(settings: Settings) -> dict[str, str]:
+    """Every check by name: "ok" or "error: ..." (the worker and engine checks only when Redis answers)."""
+    checks = {"database": database_check(settings.database_url)}
+    if settings.redis_url is None:
+        checks["redis"] = "error: TRIAGE_REDIS_URL is not set"
+        return checks
+    client = readiness_redis(settings.redis_url)
+    try:
+        client.ping()
+        checks["redis"] = "ok"
+        checks["workers"] = worker_check(client, settings.queue_prefix)
+        checks["engine"] = engine_check(client, settings.queue_prefix)
+    except Exception as error:
+        checks["redis"] = f"error: {error}"
+    return checks
+
+
+def is_ready(checks: dict[str, str]) -> bool:
+    return set(checks) == set(CHECKS) and all(value == "ok" for value in checks.values())
+
+
+def database_check(database_url: str) -> str:
+    try:
+        with readiness_engine(database_url).connect() as connection:
+            connection.execute(text("SELECT 1"))
+        return "ok"
+    except Exception as error:
+        return f"error: {error}"
+
+
+def worker_check(client: Any, prefix: str) -> str:
+    """A Celery worker is there when its heartbeat key is (a beat expires unless renewed; shutdown deletes it)."""
+    if _keys(client, f"{prefix}:{WORKER_HEARTBEAT}:*"):
+        return "ok"
+    return "error: no Celery worker heartbeat"
+
+
+def engine_check(client: Any, prefix: str) -> str:
+    keys = _keys(client, f"{prefix}:{ENGINE_HEARTBEAT}:*")
+    if not keys:
+        return "error: no engine worker heartbeat"
+    healths = [json.loads(raw) for raw in client.mget(keys) if raw]
+    if any(health.get("ok") for health in healths):
+        return "ok"
+    return "error: " + "; ".join(str(health.get("detail")) for health in healths)
+
+
+def _keys(client: Any, pattern: str) -> list[Any]:
+    # SCAN walks the whole keyspace: large batches keep that to a few round trips.
+    return list(client.scan_iter(match=pattern, count=1000))
+
+
+@dataclass
+class CachedCheck:
+    """One check for many callers: an answer younger than `ttl_s` is served as is; otherwise one caller runs
+    `check` in a thread (off the event loop and off the request threadpool) while the others await its answer."""
+
+    check: Callable[[], dict[str, str]]
+    ttl_s: float = READINESS_TTL_S
+    clock: Callable[[], float] = time.monotonic
+    _answer: dict[str, str] = field(default_factory=dict, init=False)
+    _at: float = field(default=-math.inf, init=False)
+    _lock: asyncio.Lock | None = field(default=None, init=False)
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
+
+    async def get(self) -> dict[str, str]:
+        if self._fresh():
+            return dict(self._answer)
+        async with self._loop_lock():
+            if not self._fresh():  # else another caller refreshed it while this one waited
+                answer = await asyncio.to_thread(self.check)
+                self._answer, self._at = answer, self.clock()
+            return dict(self._answer)
+
+    def _fresh(self) -> bool:
+        return self.clock() - self._at < self.ttl_s
+
+    def _loop_lock(self) -> asyncio.Lock:
+        # An asyncio lock belongs to one event loop; a test client may run the app on a new one.
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            self._lock, self._loop = asyncio.Lock(), loop
+        return self._lock
