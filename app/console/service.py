@@ -9,11 +9,13 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -34,6 +36,8 @@ from app.incidents import (
     latest_classification,
     review_pending,
 )
+from app.intake.schemas import IntakeMessage, refusals
+from app.pipeline import store_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +111,17 @@ def _console_messages() -> Iterator[None]:
         yield
     except IncidentNotFoundError:
         raise ActionError("choose an incident first") from None
+
+
+def new_message(session: Session, principal: Principal | None, text: str, caller: str, location: str) -> str:
+    """Store a message typed in the console, checked as intake checks one (the same refusals); its incident id."""
+    require(principal, (Role.CALL_TAKER, *DISPATCH_ROLES), "enter calls")
+    try:
+        message = IntakeMessage(text=text, caller=caller or None, location=location or None)
+    except ValidationError as error:
+        raise ActionError("; ".join(f"{field}: {reason}" for field, reason in refusals(error))) from None
+    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message)
+    return incident_id
 
 
 def claim(session: Session, principal: Principal | None, incident_id: str) -> None:

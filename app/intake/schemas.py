@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
+from app.intake.cleaning import EMPTY_TEXT_REASON, is_triageable, storable
 from triage_models.text import MAX_MESSAGE_CHARS
 
 
@@ -14,11 +16,24 @@ class IntakeMessage(BaseModel):
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
-    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    text: str = Field(max_length=MAX_MESSAGE_CHARS)
     caller: str | None = Field(default=None, max_length=255)
     location: str | None = Field(default=None, max_length=1024)
     received_at: dt.datetime | None = None
     call_id: str | None = Field(default=None, max_length=255)
+
+    @field_validator("text", "caller", "location", "call_id", mode="before")
+    @classmethod
+    def _storable(cls, value: object) -> object:
+        return storable(value) if isinstance(value, str) else value
+
+    @field_validator("text")
+    @classmethod
+    def _triageable(cls, value: str) -> str:
+        # The classifier's own cleaning decides: a text it would refuse must not be accepted, or its task retries.
+        if not is_triageable(value):
+            raise PydanticCustomError("empty_text", EMPTY_TEXT_REASON)
+        return value
 
     @field_validator("received_at")
     @classmethod
@@ -26,6 +41,11 @@ class IntakeMessage(BaseModel):
         if value is not None and value.tzinfo is None:
             raise ValueError("received_at needs a time zone (e.g. 2026-11-21T06:00:00Z)")
         return value
+
+
+def refusals(error: ValidationError) -> list[tuple[str, str]]:
+    """(field, reason) for each thing wrong with a message, as the API and the console word them."""
+    return [(".".join(str(part) for part in item["loc"]) or "body", item["msg"]) for item in error.errors()]
 
 
 class IntakeAccepted(BaseModel):

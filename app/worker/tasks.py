@@ -8,6 +8,8 @@ from app.pipeline import classify_incident
 from app.queueing import settings_heap
 from app.settings import get_settings
 from app.worker.celery_app import celery_app
+from app.worker.unclassifiable import close_unclassifiable
+from triage_models.text import InvalidMessageError
 
 
 @celery_app.task(  # type: ignore[untyped-decorator]
@@ -21,6 +23,13 @@ from app.worker.celery_app import celery_app
     max_retries=None,
 )
 def classify(self: Any, incident_id: str) -> str:
-    """Idempotent by incident id: a second delivery finds the classification and only re-queues if needed."""
+    """Idempotent by incident id: a second delivery finds the classification and only re-queues if needed.
+
+    Every other error is retried (the database, Redis or the model may be back soon); a message the classifier
+    refuses is refused every time, so its incident is closed for a person's review instead."""
     settings = get_settings()
-    return classify_incident(settings, settings_heap(settings), incident_id)
+    try:
+        return classify_incident(settings, settings_heap(settings), incident_id)
+    except InvalidMessageError as error:
+        close_unclassifiable(settings.database_url, incident_id, str(error))
+        return "unclassifiable"

@@ -9,7 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
 from app.db.session import session_scope
-from app.intake.schemas import IntakeAccepted, IntakeMessage
+from app.intake.schemas import IntakeAccepted, IntakeMessage, refusals
 from app.intake.signatures import SignatureError, verify
 from app.pipeline import store_message
 from app.worker.publish import try_hand_over
@@ -46,10 +46,7 @@ async def _read_limited(request: Request, limit: int) -> bytes:
 
 
 def _rejected(error: ValidationError) -> JSONResponse:
-    errors = [
-        FieldError(field=".".join(str(part) for part in item["loc"]) or "body", reason=item["msg"])
-        for item in error.errors()
-    ]
+    errors = [FieldError(field=field, reason=reason) for field, reason in refusals(error)]
     body = IntakeRejected(detail="invalid message", errors=errors)
     return JSONResponse(body.model_dump(), status_code=422)
 

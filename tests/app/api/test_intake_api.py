@@ -19,6 +19,7 @@ from app.auth import add_user, issue_token
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Outbox
 from app.db.session import session_scope
+from app.intake.cleaning import EMPTY_TEXT_REASON
 from app.settings import Settings
 
 SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
@@ -122,6 +123,39 @@ def test_refusals_carry_the_right_status_and_store_nothing(client: TestClient, s
         ("invalid", 2),
     ):
         assert f'triage_intake_rejected_total{{reason="{reason}"}} {count}.0' in metrics
+
+
+@pytest.mark.parametrize("text", ["\u0000", "\u200b", "\u0000\u200b\x07 \u2060", "\x1b\x7f\x0c"])
+def test_text_empty_once_cleaned_is_refused_with_the_reason_and_nothing_stored(
+    client: TestClient, settings: Settings, text: str
+) -> None:
+    body, headers = signed({"text": text, "caller": "Ann"})
+    response = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 422
+    assert response.json() == {"detail": "invalid message", "errors": [{"field": "text", "reason": EMPTY_TEXT_REASON}]}
+    assert counts(settings) == (0, 0, 0)
+
+
+def test_nul_is_removed_before_storing_and_the_rest_kept(client: TestClient, settings: Settings) -> None:
+    sent: dict[str, object] = {
+        "text": "Chest\u0000 pain\u200b",
+        "caller": "\u0000Ann",
+        "location": "1 Main\u0000 St",
+        "call_id": "c-\u00001",
+    }
+    body, headers = signed(sent)
+    assert b"\\u0000" in body  # JSON carries the escape, as a transcription system sends it
+    response = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 202
+    with session_scope(settings.database_url) as session:
+        incident = session.get(Incident, response.json()["incident_id"])
+        assert incident is not None
+        assert (incident.text, incident.caller, incident.location, incident.call_id) == (
+            "Chest pain\u200b",
+            "Ann",
+            "1 Main St",
+            "c-1",
+        )
 
 
 def test_incidents_need_a_token_and_come_most_urgent_first(client: TestClient, settings: Settings) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.auth import Principal
@@ -22,12 +22,14 @@ from app.console.service import (
     close,
     events_csv,
     mark_dispatched,
+    new_message,
     open_queue,
     override_checked,
 )
 from app.db.migrate import upgrade
-from app.db.models import Incident, IncidentEvent, Role, User
+from app.db.models import Incident, IncidentEvent, Outbox, Role, User
 from app.db.session import session_factory
+from app.intake.cleaning import EMPTY_TEXT_REASON
 from app.overrides import record_override
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
@@ -115,6 +117,32 @@ def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) 
     csv_text = events_csv(audit)
     assert csv_text.splitlines()[0] == "at,incident,actor,action,before,after,reason"
     assert "esi_level=3; override_level=None" in csv_text and "now unresponsive" in csv_text
+
+
+@pytest.mark.parametrize("text", ["\u0000", "\u200b", " \u00ad\x07\u2060 "])
+def test_a_typed_message_empty_once_cleaned_is_refused_as_intake_refuses_it(session: Session, text: str) -> None:
+    with pytest.raises(ActionError) as refused:
+        new_message(session, CALL_TAKER, text, "Ann", "")
+    assert str(refused.value) == f"text: {EMPTY_TEXT_REASON}"
+    session.commit()
+    assert session.scalar(select(func.count()).select_from(Incident)) == 5  # the fixture's five, nothing new
+    assert session.scalar(select(func.count()).select_from(Outbox)) == 0
+
+
+def test_a_typed_message_is_stored_without_nul_with_its_outbox_entry(session: Session) -> None:
+    incident_id = new_message(session, CALL_TAKER, "Fell\u0000 down the stairs", "Ann\u0000", "")
+    session.commit()
+    incident = session.get(Incident, incident_id)
+    assert incident is not None
+    assert (incident.source, incident.text, incident.caller, incident.location) == (
+        "console",
+        "Fell down the stairs",
+        "Ann",
+        None,
+    )
+    assert session.scalar(select(func.count()).select_from(Outbox)) == 1
+    with pytest.raises(ForbiddenError, match="not signed in"):
+        new_message(session, None, "Fell down the stairs", "", "")
 
 
 def test_evidence_is_marked_in_the_escaped_message() -> None:

@@ -24,6 +24,7 @@ from app.db.session import session_scope
 from app.pipeline import classify_incident
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
+from tests.app.triage_stub import fresh_database
 
 SECRET = "whsec_" + base64.b64encode(b"postgres-test-secret-32-random-b").decode()
 
@@ -76,3 +77,50 @@ def test_intake_then_classification_on_postgres(
         for model, count in ((Incident, 1), (Outbox, 1), (Classification, 1), (IncidentEvent, 2)):
             assert session.scalar(select(func.count()).select_from(model)) == count
     assert heap.waiting_ids() == [incident_id]
+
+
+Stored = tuple[int, list[tuple[str | None, ...]]]
+
+
+def _post_and_read(url: str, body: str) -> Stored:
+    """Post `body` signed to a fresh app on `url`; the status and every stored incident's strings."""
+    settings = Settings(database_url=url, webhook_secrets={"cad": [SECRET]})
+    now = dt.datetime.now(dt.UTC)
+    headers = {
+        "webhook-id": "nul-1",
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(SECRET).sign("nul-1", now, body),
+    }
+    with TestClient(create_app(settings, reconciler=False)) as test_client:
+        status = test_client.post("/v1/intake/cad", content=body, headers=headers).status_code
+    with session_scope(url) as session:
+        rows = session.execute(
+            select(Incident.text, Incident.caller, Incident.location, Incident.call_id, Incident.chief_complaint)
+        ).all()
+    return status, [tuple(row) for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        (
+            {
+                "text": "Chest\u0000 pain. Sweating",
+                "caller": "\u0000Ann",
+                "location": "1 Main\u0000 St",
+                "call_id": "c-\u00001",
+            },
+            (202, [("Chest pain. Sweating", "Ann", "1 Main St", "c-1", "Chest pain")]),
+        ),
+        ({"text": "\u0000", "call_id": "c-2"}, (422, [])),
+        ({"text": "\u200b\u0000\x07", "caller": "Ann"}, (422, [])),
+    ],
+)
+def test_nul_is_handled_the_same_on_sqlite_and_postgres(
+    request: pytest.FixtureRequest, tmp_path: Path, sent: dict[str, str], expected: Stored
+) -> None:
+    body = json.dumps(sent)
+    assert "\\u0000" in body  # the escape a transcription system sends
+    on_sqlite = _post_and_read(fresh_database(request, tmp_path, "sqlite"), body)
+    on_postgres = _post_and_read(fresh_database(request, tmp_path, "postgres"), body)
+    assert on_sqlite == on_postgres == expected
