@@ -8,12 +8,18 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import ApiToken, Role, User, utcnow
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+DUMMY_PASSWORD_HASH = (
+    f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${base64.b64encode(b'no-user-salt-16b').decode()}"
+    f"${base64.b64encode(bytes(64)).decode()}"
+)
+"""Checked when there is no real hash to check (an unknown, password-less or disabled user), at the same cost as a
+real one, so the time a refusal takes does not tell whether the user exists."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +76,12 @@ def principal_for_token(session: Session, token: str) -> Principal | None:
     row = session.execute(
         select(User, ApiToken)
         .join(ApiToken, ApiToken.user_id == User.id)
-        .where(ApiToken.token_sha256 == token_sha256(token), ApiToken.revoked_at.is_(None), User.active.is_(True))
+        .where(
+            ApiToken.token_sha256 == token_sha256(token),
+            ApiToken.revoked_at.is_(None),
+            User.active.is_(True),
+            User.disabled_at.is_(None),
+        )
     ).first()
     if row is None:
         return None
@@ -79,7 +90,14 @@ def principal_for_token(session: Session, token: str) -> Principal | None:
 
 
 def revoke_tokens(session: Session, user: User) -> int:
+    """Revoke every live API token of the user; how many were live."""
     tokens = session.scalars(select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))).all()
     for token in tokens:
         token.revoked_at = utcnow()
     return len(tokens)
+
+
+def live_token_count(session: Session, user: User) -> int:
+    """How many of the user's API tokens are not revoked."""
+    query = select(func.count()).select_from(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+    return session.scalar(query) or 0

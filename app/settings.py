@@ -43,8 +43,11 @@ def _check_secret(source: str, secret: str) -> None:
 class Settings(BaseSettings):
     """Everything a deployment configures; read once per process (`get_settings`)."""
 
-    model_config = SettingsConfigDict(env_prefix="TRIAGE_", extra="ignore", env_parse_none_str="none")
-    """`none` as a value turns an optional setting off (TRIAGE_POLICY_AGING_INTERVAL_S=none)."""
+    model_config = SettingsConfigDict(
+        env_prefix="TRIAGE_", extra="ignore", env_parse_none_str="none", hide_input_in_errors=True
+    )
+    """`none` as a value turns an optional setting off (TRIAGE_POLICY_AGING_INTERVAL_S=none). A refused value is
+    named, never echoed: pydantic would otherwise print the input (a webhook secret's tail, a database password)."""
 
     env: Literal["development", "production"] = "development"
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
@@ -58,6 +61,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = 65_536
     dev_open_api: bool = False
     """Development only: the incident API without a token, for local tools."""
+    signin_account_failures: int = Field(default=10, ge=1)
+    """Failed console sign-ins to one user name within `signin_window_s` before the next attempt gets 429."""
+    signin_client_failures: int = Field(default=30, ge=1)
+    """Failed console sign-ins from one client address (any user name) within the window before 429."""
+    signin_window_s: float = Field(default=60.0, gt=0)
+    """The sliding window of the sign-in throttle (kept in Redis when TRIAGE_REDIS_URL is set)."""
 
     engine: str = "vllm"
     """The embedded engine: `vllm` (the default, measured faster on the CPU: docs/benchmarks.md) or `hf`."""

@@ -5,24 +5,54 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import time
+from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from app.auth import Principal, token_sha256, verify_password
+from app.auth import DUMMY_PASSWORD_HASH, Principal, token_sha256, verify_password
 from app.db.models import ConsoleSession, Role, User, utcnow
+from app.signin_throttle import SignInThrottle
 
 COOKIE = "triage_session"
 SESSION_HOURS = 12
 """A shift."""
 _CACHE_S = 2.0
 _cache: dict[str, tuple[float, Principal | None]] = {}
+"""Token SHA-256 -> (when looked up, the user or None)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SignInResult:
+    """A sign-in's outcome: a session token, a refusal (no token), or throttled (`retry_after_s` > 0, not tried)."""
+
+    token: str | None
+    retry_after_s: int = 0
+
+
+def throttled_sign_in(
+    session: Session, throttle: SignInThrottle, name: str, password: str, client: str
+) -> SignInResult:
+    """`sign_in` unless the account or the client has failed too often lately: then refused before the password is
+    checked (the right password after too many wrong ones is refused too)."""
+    wait = throttle.retry_after(name, client)
+    if wait:
+        return SignInResult(None, wait)
+    token = sign_in(session, name, password)
+    if token is None:
+        throttle.failed(name, client)
+    else:
+        throttle.succeeded(name)
+    return SignInResult(token)
 
 
 def sign_in(session: Session, name: str, password: str) -> str | None:
-    """A new session token for a valid active user's name and password; None otherwise."""
-    user = session.scalar(select(User).where(User.name == name, User.active.is_(True)))
-    if user is None or user.password_hash is None or not verify_password(password, user.password_hash):
+    """A new session token for a valid active user's name and password; None otherwise. One scrypt either way: an
+    unknown, password-less or disabled user is checked against a dummy hash, so the time tells nothing."""
+    user = session.scalar(select(User).where(User.name == name))
+    stored = user.password_hash if user is not None and user.active and user.disabled_at is None else None
+    matches = verify_password(password, stored or DUMMY_PASSWORD_HASH)
+    if user is None or stored is None or not matches:
         return None
     token = secrets.token_urlsafe(32)
     session.add(
@@ -34,18 +64,24 @@ def sign_in(session: Session, name: str, password: str) -> str | None:
 
 
 def sign_out(session: Session, token: str) -> None:
-    row = session.get(ConsoleSession, token_sha256(token))
+    digest = token_sha256(token)
+    row = session.get(ConsoleSession, digest)
     if row is not None and row.ended_at is None:
         row.ended_at = utcnow()
+    _forget(digest)
+
+
+def _forget(digest: str) -> None:
     # Cached as signed out (not just forgotten): a poll racing the commit cannot cache the user again.
-    _cache[token] = (time.monotonic() + 3600.0, None)
+    _cache[digest] = (time.monotonic() + 3600.0, None)
 
 
 def principal_for_session(session: Session, token: str | None) -> Principal | None:
     """The signed-in user of a session token (cached for 2 s: the console polls every second)."""
     if not token:
         return None
-    cached = _cache.get(token)
+    digest = token_sha256(token)
+    cached = _cache.get(digest)
     now = time.monotonic()
     if cached is not None and now - cached[0] < _CACHE_S:  # a signed-out token's entry is dated an hour ahead
         return cached[1]
@@ -53,14 +89,38 @@ def principal_for_session(session: Session, token: str | None) -> Principal | No
         select(User)
         .join(ConsoleSession, ConsoleSession.user_id == User.id)
         .where(
-            ConsoleSession.token_sha256 == token_sha256(token),
+            ConsoleSession.token_sha256 == digest,
             ConsoleSession.ended_at.is_(None),
             ConsoleSession.expires_at > utcnow(),
             User.active.is_(True),
+            User.disabled_at.is_(None),
         )
     ).scalar_one_or_none()
     principal = Principal(row.name, Role(row.role)) if row is not None else None
-    _cache[token] = (now, principal)
+    _cache[digest] = (now, principal)
     if len(_cache) > 10_000:
         _cache.clear()
     return principal
+
+
+def _live(user: User) -> list[ColumnElement[bool]]:
+    return [
+        ConsoleSession.user_id == user.id,
+        ConsoleSession.ended_at.is_(None),
+        ConsoleSession.expires_at > utcnow(),
+    ]
+
+
+def live_session_count(session: Session, user: User) -> int:
+    """How many of the user's sessions are neither ended nor expired."""
+    return session.scalar(select(func.count()).select_from(ConsoleSession).where(*_live(user))) or 0
+
+
+def end_sessions(session: Session, user: User) -> int:
+    """End every live session of the user (this process at once, other web processes within their 2 s cache); how
+    many were live."""
+    rows = session.scalars(select(ConsoleSession).where(*_live(user))).all()
+    for row in rows:
+        row.ended_at = utcnow()
+        _forget(row.token_sha256)
+    return len(rows)

@@ -227,6 +227,8 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     active: Mapped[bool] = mapped_column(default=True)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    disabled_at: Mapped[dt.datetime | None]
+    """Set by `users disable`: no sign-in, no token, no session from then on (`active` is cleared with it)."""
 
 
 class ApiToken(Base):

@@ -73,3 +73,42 @@ def test_a_policy_option_out_of_range_is_refused_with_its_name() -> None:
         Settings(policy_level_weights=(1.0, 4.0, 0.0, 1.0, 1.0))
     with pytest.raises(ValidationError, match="scheduling_policy"):
         Settings(scheduling_policy="lottery")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("secrets", "problem"),
+    [
+        (["hunter2-Xq9zK7pLm4Rt"], "TRIAGE_WEBHOOK_SECRETS['cad']: a secret must start with 'whsec_'"),
+        (["whsec_" + base64.b64encode(b"short-secret-tail").decode()], "at least 24 random bytes"),
+        (["whsec_Xq9*zK7pLm4*Rt"], "the part after 'whsec_' is not base64"),
+        ("whsec_" + base64.b64encode(b"a string, not a list: secret").decode(), "webhook_secrets.cad"),
+    ],
+)
+def test_a_refused_webhook_secret_is_named_by_source_never_shown(secrets: list[str] | str, problem: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        Settings(webhook_secrets={"cad": secrets})  # type: ignore[dict-item]
+    message = str(refused.value)
+    assert problem in message
+    secret = (secrets if isinstance(secrets, str) else secrets[0]).removeprefix("whsec_")
+    assert [secret[i : i + 6] for i in range(len(secret) - 5) if secret[i : i + 6] in message] == []
+
+
+def test_a_refused_production_setting_shows_neither_secrets_nor_the_database_password() -> None:
+    with pytest.raises(ValidationError) as refused:
+        Settings(env="production", webhook_secrets={"cad": [REAL]}, database_url="postgresql://u:pa55word@db/triage")
+    message = str(refused.value)
+    assert "production needs TRIAGE_REDIS_URL" in message
+    assert "pa55word" not in message and REAL[-12:] not in message
+
+
+def test_the_sign_in_throttle_limits_come_from_triage_signin_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (Settings().signin_account_failures, Settings().signin_client_failures, Settings().signin_window_s) == (
+        10,
+        30,
+        60.0,
+    )
+    monkeypatch.setenv("TRIAGE_SIGNIN_ACCOUNT_FAILURES", "5")
+    monkeypatch.setenv("TRIAGE_SIGNIN_WINDOW_S", "300")
+    assert (Settings().signin_account_failures, Settings().signin_window_s) == (5, 300.0)
+    with pytest.raises(ValidationError, match="signin_client_failures"):
+        Settings(signin_client_failures=0)
