@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI
 from prometheus_client import CollectorRegistry
 
+from app.api.headers import SecurityHeadersMiddleware
+from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.routes import health, incidents, intake
 from app.api.routes.health import ENGINE_HEARTBEAT as ENGINE_HEARTBEAT
 from app.metrics import IntakeMetrics, RedisMetricsCollector
@@ -51,4 +53,10 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
         from app.console.ui import install_console
 
         install_console(app, settings)
+    # Added last, so outermost: the limit holds before any route or the console's session check reads a byte, and
+    # every answer (the 413 included) carries the headers. Intake reads its body under the same limit itself,
+    # before the signature check, and counts its refusals in its metrics.
+    limits = [("/console/", CONSOLE_MAX_BODY_BYTES), ("/v1/intake/", None)]
+    app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits)
+    app.add_middleware(SecurityHeadersMiddleware)
     return app
