@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -19,9 +20,13 @@ def free_port() -> int:
 
 
 def start_redis_server(
-    directory: Path, port: int | None = None, appendonly: bool = True
+    directory: Path,
+    port: int | None = None,
+    appendonly: bool = True,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start redis-server on 127.0.0.1 with its files in `directory`; returns the process and its URL."""
+    """Start redis-server on 127.0.0.1 with its files in `directory`; returns the process and its URL
+    (`preexec_fn` runs in the child before redis-server does)."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError(
@@ -47,6 +52,7 @@ def start_redis_server(
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=preexec_fn,
     )
     url = f"redis://127.0.0.1:{port}/0"
     wait_for_redis(url, process)

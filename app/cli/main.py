@@ -6,9 +6,11 @@ import typer
 
 from app.cli.bench import bench_app
 from app.cli.engine import engine_app
-from app.cli.ops import db_app, serve, users_app, worker
+from app.cli.ops import db_app, worker
+from app.cli.serve import serve
 from app.cli.triage import triage_app
 from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
+from app.cli.users import users_app
 
 cli = typer.Typer(
     name="triage-dispatch",

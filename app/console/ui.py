@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import tempfile
-import uuid
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
 import gradio as gr
-from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 
 from app.auth import Principal
 from app.console.dashboard import dashboard_data, dashboard_figure, render_agreement, weekly_agreement
+from app.console.exports import ExportStore
 from app.console.render import CSS, HEAD, render_incident, render_queue
 from app.console.service import (
     DISPATCH_ROLES,
@@ -30,17 +31,17 @@ from app.console.service import (
     events_csv,
     incident_detail,
     mark_dispatched,
+    new_message,
     open_queue,
     override,
     require,
 )
-from app.console.sessions import COOKIE, SESSION_HOURS, principal_for_session, sign_in, sign_out
+from app.console.sessions import COOKIE, SESSION_HOURS, SignInResult, principal_for_session, sign_out, throttled_sign_in
 from app.db.models import Role, User
 from app.db.session import session_scope
-from app.intake.schemas import IntakeMessage
 from app.overrides import propagate_override
-from app.pipeline import store_message
 from app.settings import Settings
+from app.signin_throttle import SignInThrottle, throttle_for
 from app.worker.publish import try_hand_over
 
 LOGIN_PAGE = """<!doctype html><html><head><title>Sign in - triage-dispatch</title>
@@ -64,6 +65,9 @@ SIGN_OUT_FORM = (
     '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0">Sign out</button></form>'
 )
 
+CONSOLE_MAX_UPLOAD_BYTES = 0
+"""The console takes no files: Gradio's upload route refuses any that is not empty (413)."""
+
 
 def install_console(app: FastAPI, settings: Settings) -> None:
     """Sign-in routes, the redirect for signed-out visitors, and the Gradio console at /console."""
@@ -85,11 +89,15 @@ def install_console(app: FastAPI, settings: Settings) -> None:
         principal = current(request)
         return principal.name if principal is not None else None
 
+    exports = ExportStore()
+    _add_export_route(app, exports, current)  # before the mount, which would take every path under /console
     gr.mount_gradio_app(
         app,
-        build_console(settings),
+        build_console(settings, exports),
         path="/console",
         auth_dependency=auth_dependency,
+        blocked_paths=[str(exports.directory)],
+        max_file_size=CONSOLE_MAX_UPLOAD_BYTES,
         css=CSS,
         head=HEAD,
         footer_links=[],
@@ -106,19 +114,31 @@ def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
         message = f'<p class="error">{text}</p>' if text else ""
         return LOGIN_PAGE.format(error=message, next=html.escape(_safe_next(next)))
 
+    app.state.signin_throttle = throttle_for(settings)
+
+    def attempt(throttle: SignInThrottle, name: str, password: str, client: str) -> SignInResult:
+        with session_scope(settings.database_url) as session:
+            return throttled_sign_in(session, throttle, name, password, client)
+
     @app.post("/login")
     async def login(request: Request) -> Response:
         form = await request.form()
         name, password = str(form.get("username") or ""), str(form.get("password") or "")
         target = _safe_next(str(form.get("next") or "/console/"))
-        with session_scope(settings.database_url) as session:
-            token = sign_in(session, name, password)
-        if token is None:
+        client = request.client.host if request.client is not None else "unknown"
+        # In a worker thread: scrypt (and the database and Redis round trips) must not hold the event loop.
+        result = await run_in_threadpool(attempt, request.app.state.signin_throttle, name, password, client)
+        if result.retry_after_s:
+            wait = result.retry_after_s
+            message = f'<p class="error">Too many failed sign-ins: try again in {wait} s.</p>'
+            page = LOGIN_PAGE.format(error=message, next=html.escape(target))
+            return HTMLResponse(page, status_code=429, headers={"Retry-After": str(wait)})
+        if result.token is None:
             return RedirectResponse(f"/login?next={quote(target)}&error=credentials", status_code=303)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
             COOKIE,
-            token,
+            result.token,
             max_age=SESSION_HOURS * 3600,
             httponly=True,
             samesite="lax",
@@ -146,9 +166,25 @@ def _safe_next(target: str) -> str:
     return target if target.startswith("/") and not target.startswith("//") else "/console/"
 
 
-def build_console(settings: Settings) -> gr.Blocks:
+def _add_export_route(app: FastAPI, exports: ExportStore, current: Callable[[Request], Principal | None]) -> None:
+    """GET /console/exports/{token}: an audit export, to the user who made it, once; the file is deleted after."""
+
+    @app.get("/console/exports/{token}", include_in_schema=False)
+    def audit_export(token: str, request: Request) -> Response:
+        who = current(request)
+        if who is None:
+            raise HTTPException(401, "sign in to the console to download an export")
+        path = exports.take(who.name, token)
+        if path is None:  # someone else's, already downloaded, expired or never made: all alike to the caller
+            raise HTTPException(404, "no such export: search again to make one (downloaded once, by its maker)")
+        return FileResponse(
+            path, media_type="text/csv", filename="audit.csv", background=BackgroundTask(path.unlink, missing_ok=True)
+        )
+
+
+def build_console(settings: Settings, exports: ExportStore | None = None) -> gr.Blocks:
     """The console's Blocks; every handler finds the user from the session and checks the role itself."""
-    handlers = _Handlers(settings)
+    handlers = _Handlers(settings, exports or ExportStore())
     with gr.Blocks(title="triage-dispatch console") as blocks:
         view = _layout()
         _wire(blocks, view, handlers)
@@ -159,10 +195,10 @@ def build_console(settings: Settings) -> gr.Blocks:
 class _Handlers:
     """The console's event handlers (their names are the Gradio API names); each checks the user's role itself."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, exports: ExportStore) -> None:
         self.settings = settings
         self.url = settings.database_url
-        self.exports = Path(tempfile.mkdtemp(prefix="triage-audit-"))
+        self.exports = exports
 
     def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -225,13 +261,11 @@ class _Handlers:
             return f"**Refused:** {error}"
 
     def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> str:
-        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "enter calls")
         try:
-            message = IntakeMessage(text=text, caller=caller or None, location=location or None)
-        except ValueError as error:
+            with session_scope(self.url) as session:
+                incident_id = new_message(session, self.principal(request), text, caller, location)
+        except ActionError as error:
             return f"**Refused:** {error}"
-        with session_scope(self.url) as session:
-            incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message)
         if self.settings.redis_url is not None:
             try_hand_over(incident_id)
         return f"Accepted: incident {incident_id}."
@@ -245,7 +279,7 @@ class _Handlers:
 
     def search_audit(
         self, incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
-    ) -> tuple[list[list[str]], str | None]:
+    ) -> tuple[list[list[str]], str]:
         who = self.principal(request)
         minutes = min(max(float(minutes or 0), 0.0), 60 * 24 * 366)
         since = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes) if minutes else None
@@ -264,9 +298,13 @@ class _Handlers:
             for event in events
         ]
         assert who is not None  # audit_events refused anyone else
-        export = self.exports / f"audit-{who.name}.csv"  # one file per supervisor, replaced by each search
-        export.write_text(events_csv(events))
-        return rows, str(export)
+        token = self.exports.save(who.name, events_csv(events))  # replaces this supervisor's previous export
+        minutes_left = int(self.exports.ttl_s // 60)
+        link = (
+            f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link">Download the CSV</a> '
+            f"({len(rows)} events; one download, within {minutes_left} minutes)"
+        )
+        return rows, link
 
 
 class _View:
@@ -307,7 +345,7 @@ class _View:
     audit_minutes: gr.Number
     search: gr.Button
     table: gr.Dataframe
-    csv_file: gr.File
+    csv_link: gr.HTML
 
 
 def _layout() -> _View:
@@ -374,7 +412,7 @@ def _audit_tab(view: _View) -> None:
     view.table = gr.Dataframe(
         headers=["at", "incident", "actor", "action", "before", "after", "reason"], elem_id="audit-table"
     )
-    view.csv_file = gr.File(label="CSV export", elem_id="audit-csv")
+    view.csv_link = gr.HTML(elem_id="audit-csv")
 
 
 def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
@@ -402,7 +440,7 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     v.refresh.click(h.refresh_dashboard, outputs=[v.plot, v.agreement])
     v.dashboard_tab.select(h.refresh_dashboard, outputs=[v.plot, v.agreement])
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_minutes]
-    v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_file])
+    v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
     blocks.load(h.refresh_queue, inputs=[v.selected], outputs=[v.queue_html])
 

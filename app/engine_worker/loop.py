@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -359,12 +360,26 @@ class EngineWorker:
         return True
 
 
+async def _start_or_stop(engine: Engine) -> None:
+    """Start the engine; cancelled meanwhile (a stop signal), wait for the start, which runs in a thread and cannot
+    be interrupted, then stop what it started: a half-started engine's threads kept the process alive for ever."""
+    starting = asyncio.ensure_future(engine.start())
+    try:
+        await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        while not starting.done():  # a second stop signal must not end the wait either
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait([starting])
+        await engine.stop()
+        raise
+
+
 async def serve_engine(settings: Settings) -> None:
     """Start the engine and run the worker until cancelled."""
     model = resolve_model(settings.model)
     engine = build_engine(settings)
     log.info("engine worker: starting %s engine with %s", settings.engine, model)
-    await engine.start()
+    await _start_or_stop(engine)
     tokenizer = await asyncio.to_thread(load_tokenizer, model)
     max_positions = await asyncio.to_thread(serving_positions, engine, model)
     name = Path(model).name if Path(model).exists() else model

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth import add_user, issue_token, verify_password
+from app.console import sessions
 from app.console.sessions import COOKIE
 from app.db.migrate import upgrade
+from app.db.models import User
 from app.db.session import session_scope
 from app.settings import Settings
+from app.signin_throttle import throttle_for
+from app.users import disable_user
 
 
 @pytest.fixture
@@ -66,3 +77,137 @@ def test_the_sign_in_page_never_redirects_off_site(client: TestClient) -> None:
         follow_redirects=False,
     )
     assert response.headers["location"] == "/console/"
+
+
+def test_the_console_refuses_uploads(client: TestClient) -> None:
+    sign_in(client)
+    response = client.post("/console/gradio_api/upload", files={"files": ("notes.txt", b"hello")})
+    assert response.status_code == 413
+
+
+@pytest.fixture
+def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    """A supervisor (sue), a dispatcher (dana) and one incident; temporary files under tmp_path."""
+    import tempfile
+
+    from app.intake.schemas import IntakeMessage
+    from app.pipeline import store_message
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    url = f"sqlite:///{tmp_path / 'audit.db'}"
+    upgrade(url)
+    with session_scope(url) as session:
+        add_user(session, "dana", "dispatcher", "dispatch-pass")
+        add_user(session, "sue", "supervisor", "sue-pass")
+        store_message(session, "demo", "audit-1", IntakeMessage(text="Chest pain"))
+    with TestClient(create_app(Settings(database_url=url), reconciler=False)) as test_client:
+        yield test_client
+
+
+def export_link(client: TestClient) -> str:
+    """Search the audit as the signed-in user over Gradio's API; the export's download path from the link."""
+    started = client.post("/console/gradio_api/call/search_audit", json={"data": ["", "", "", 0]})
+    assert started.status_code == 200
+    stream = client.get(f"/console/gradio_api/call/search_audit/{started.json()['event_id']}")
+    assert stream.status_code == 200 and "event: complete" in stream.text
+    found = re.search(r'href=\\"(/console/exports/[A-Za-z0-9_-]+)\\"', stream.text)
+    assert found is not None, stream.text
+    return found.group(1)
+
+
+def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_download(
+    audited: TestClient, tmp_path: Path
+) -> None:
+    client = audited
+    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    link = export_link(client)
+    [file] = tmp_path.glob(f"triage-exports-*/{link.rsplit('/', 1)[1]}.csv")
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700
+    assert client.get(f"/console/gradio_api/file={file}").status_code == 403  # not through Gradio's file route
+    sign_in(client)  # dana, a signed-in dispatcher, with sue's link
+    assert client.get(link).status_code == 404
+    assert client.get(f"/console/gradio_api/file={file}").status_code == 403
+    client.cookies.clear()
+    assert client.get(link).status_code == 401
+    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    response = client.get(link)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    assert response.text.splitlines()[0] == "at,incident,actor,action,before,after,reason"
+    assert ",received," in response.text
+    assert not file.exists()
+    assert client.get(link).status_code == 404  # once only
+    second, third = export_link(client), export_link(client)
+    assert client.get(second).status_code == 404  # a new search replaces the previous export
+    assert client.get(third).status_code == 200
+
+
+def _app(client: TestClient) -> FastAPI:
+    app = client.app
+    assert isinstance(app, FastAPI)
+    return app
+
+
+def test_the_right_password_after_ten_wrong_ones_within_a_minute_gets_429(client: TestClient) -> None:
+    settings: Settings = _app(client).state.settings
+    _app(client).state.signin_throttle = throttle_for(settings, clock=lambda: 1_000.0)  # the default limits
+    for _ in range(10):
+        response = client.post("/login", data={"username": "dana", "password": "nope"}, follow_redirects=False)
+        assert response.status_code == 303 and "error=credentials" in response.headers["location"]
+    response = client.post(
+        "/login", data={"username": "dana", "password": "dispatch-pass", "next": "/console/"}, follow_redirects=False
+    )
+    assert (response.status_code, response.headers["retry-after"]) == (429, "60")
+    assert "Too many failed sign-ins: try again in 60 s." in response.text
+    assert COOKIE not in client.cookies
+
+
+def test_a_sign_in_hashes_in_a_worker_thread_while_the_event_loop_serves_healthz(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hashing, released = threading.Event(), threading.Event()
+    outcome: list[bool] = []
+
+    def slow_verify(password: str, stored: str) -> bool:
+        hashing.set()
+        # Only the test releases it, after /healthz answered; if the hash held the event loop, /healthz could not
+        # be served and the wait would end by its timeout instead (a deadlock breaker, not a measurement).
+        outcome.append(released.wait(timeout=30))
+        return verify_password(password, stored)
+
+    monkeypatch.setattr(sessions, "verify_password", slow_verify)
+
+    async def scenario() -> tuple[int, int]:
+        transport = httpx.ASGITransport(app=_app(client))
+        async with httpx.AsyncClient(transport=transport, base_url="http://console") as http:
+            login = asyncio.create_task(
+                http.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
+            )
+            assert await asyncio.to_thread(hashing.wait, 30)
+            health = await http.get("/healthz")
+            released.set()
+            return health.status_code, (await login).status_code
+
+    assert asyncio.run(scenario()) == (200, 303)
+    assert outcome == [True]  # /healthz answered while the hash was in progress
+
+
+def test_a_disabled_user_can_no_longer_sign_in_nor_use_a_session_or_token(client: TestClient) -> None:
+    sign_in(client)
+    settings: Settings = _app(client).state.settings
+    with session_scope(settings.database_url) as session:
+        dana = session.scalar(select(User).where(User.name == "dana"))
+        assert dana is not None
+        api_token = issue_token(session, dana)
+    bearer = {"Authorization": f"Bearer {api_token}"}
+    assert client.get("/v1/incidents", headers=bearer).status_code == 200
+    assert client.get("/console/config").status_code == 200
+    with session_scope(settings.database_url) as session:
+        dana = session.scalar(select(User).where(User.name == "dana"))
+        assert dana is not None
+        done = disable_user(session, dana)
+    assert (done.tokens_revoked, done.sessions_ended) == (1, 1)
+    assert client.get("/console/config").status_code == 401
+    assert client.get("/v1/incidents", headers=bearer).status_code == 401
+    client.cookies.clear()
+    response = client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
+    assert response.status_code == 303 and "error=credentials" in response.headers["location"]

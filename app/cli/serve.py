@@ -1,0 +1,196 @@
+"""`triage-dispatch serve`: one instance per data directory, its children stopped whatever signal stops it."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import IO, Annotated, Any
+
+import typer
+from rich.console import Console
+
+_out = Console()
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+CHILD_STOP_S = 20.0
+"""How long each child gets to stop after SIGTERM before it is killed."""
+
+
+class AnotherInstanceError(RuntimeError):
+    """A `serve` already runs on this data directory."""
+
+
+@contextmanager
+def instance_lock(data_dir: Path) -> Iterator[IO[str]]:
+    """Hold `<data_dir>/serve.lock` for the block (released by the kernel whenever the process ends, even killed),
+    or refuse with the pid of the instance holding it."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "serve.lock"
+    handle = path.open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise AnotherInstanceError(
+            f"another `triage-dispatch serve` (pid {holder}) is running on {data_dir}; stop it first, or give this "
+            "one its own HOME (the data directory) and TRIAGE_DATABASE_URL"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
+class Children:
+    """The processes `serve` started, stopped in reverse order (redis-server, started first, stops last)."""
+
+    def __init__(self) -> None:
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def add(self, process: subprocess.Popen[bytes]) -> None:
+        self.processes.append(process)
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=CHILD_STOP_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+class _Stop(SystemExit):
+    """Raised from a signal handler so that `serve`'s cleanup runs instead of the default action."""
+
+
+def _raise_stop(signum: int, _frame: FrameType | None) -> None:
+    raise _Stop(128 + signum)
+
+
+@contextmanager
+def stop_on_signals(server: Any) -> Iterator[None]:
+    """While serving: SIGHUP asks uvicorn to shut down as SIGTERM and SIGINT do; after uvicorn re-raises the signal
+    it caught (it does, once shut down), `_Stop` unwinds to the cleanup instead of the default action (for SIGTERM
+    and SIGHUP, death without cleanup: the children were left running)."""
+
+    def hangup(_signum: int, _frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _raise_stop)
+    signal.signal(signal.SIGHUP, hangup)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Run everything one machine needs: Redis (started if TRIAGE_REDIS_URL is unset), migrations, a Celery
+    worker, the engine worker and the web app. One instance per data directory; SIGTERM, SIGINT or SIGHUP to this
+    process alone stops every child it started."""
+    from app.settings import DATA_DIR
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        with instance_lock(DATA_DIR):
+            _serve_locked(host, port)
+    except AnotherInstanceError as error:
+        _out.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    except _Stop as stop:
+        raise typer.Exit(0) from stop
+
+
+def _serve_locked(host: str, port: int) -> None:
+    import uvicorn
+
+    from app.api.main import create_app
+    from app.cli.ops import checked_settings
+    from app.db.migrate import upgrade
+    from app.settings import get_settings
+
+    checked_settings()
+    children = Children()
+    signal.signal(signal.SIGTERM, _raise_stop)  # until uvicorn runs: a signal during start-up stops the children
+    signal.signal(signal.SIGHUP, _raise_stop)
+    try:
+        env = _start_redis(children)
+        settings = get_settings()
+        upgrade(settings.database_url)
+        _out.print(f"database: {_safe_url(settings.database_url)}")
+        cli = [sys.executable, "-m", "app.cli.main"]
+        children.add(subprocess.Popen([*cli, "worker"], env=env, preexec_fn=die_with_parent))
+        children.add(subprocess.Popen([*cli, "engine", "run"], env=env, preexec_fn=die_with_parent))
+        _out.print(f"engine: {settings.engine} serving {settings.model}")
+        _out.print(f"[bold]open http://{host}:{port}/docs[/bold] (API, webhooks at /v1/intake/<source>, /readyz)")
+        server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="info"))
+        with stop_on_signals(server):
+            server.run()
+    finally:
+        children.stop()
+
+
+def die_with_parent() -> None:
+    """In a child, before it runs: the kernel sends it SIGTERM if `serve` dies, even by SIGKILL (Linux)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def _stop_orphaned_redis(directory: Path) -> None:
+    """A redis-server left on these files by an instance that could not clean up (we hold the lock now)."""
+    pidfile = directory / "redis.pid"
+    try:
+        pid = int(pidfile.read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"redis-server" in cmdline:
+        os.kill(pid, signal.SIGTERM)
+        _out.print(f"stopped redis-server pid {pid}, left running on {directory} by an earlier instance")
+
+
+def _start_redis(children: Children) -> dict[str, str]:
+    """The children's environment, with a local redis-server started (a child) when TRIAGE_REDIS_URL is unset."""
+    from app.local_redis import start_redis_server
+    from app.settings import DATA_DIR, get_settings
+
+    env = dict(os.environ)
+    if get_settings().redis_url is None:
+        _stop_orphaned_redis(DATA_DIR / "redis")
+        process, url = start_redis_server(DATA_DIR / "redis", preexec_fn=die_with_parent)
+        (DATA_DIR / "redis" / "redis.pid").write_text(f"{process.pid}\n", encoding="utf-8")
+        children.add(process)
+        env["TRIAGE_REDIS_URL"] = os.environ["TRIAGE_REDIS_URL"] = url
+        get_settings.cache_clear()
+        _out.print(f"started redis-server at {url} (data in {DATA_DIR / 'redis'})")
+    return env
+
+
+def _safe_url(url: str) -> str:
+    """A database URL with its password masked."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

@@ -1,0 +1,136 @@
+"""`triage-dispatch serve` as a process: whatever signal stops it, no child it started is left running, and a second
+instance on the same data directory is refused."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from app.cli.serve import AnotherInstanceError, instance_lock
+from app.local_redis import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from scheduler.engines.tiny_models import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("model"))
+
+
+def test_a_second_lock_on_the_same_data_directory_is_refused_with_the_holders_pid(tmp_path: Path) -> None:
+    with instance_lock(tmp_path):
+        assert (tmp_path / "serve.lock").read_text() == f"{os.getpid()}\n"
+        refused = pytest.raises(AnotherInstanceError, match=f"pid {os.getpid()}\\) is running on {tmp_path}")
+        with refused, instance_lock(tmp_path):
+            pass
+    with instance_lock(tmp_path):  # released when the block ends
+        pass
+
+
+def start_serve(home: Path, tiny_llama: Path, small_model_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TRIAGE_DATABASE_URL": f"sqlite:///{home / 'triage.db'}",
+        "TRIAGE_ENGINE": "hf",  # starts in a second: this test is about the processes, not the engine
+        "TRIAGE_MODEL": str(tiny_llama),
+        "TRIAGE_MODEL_DIR": str(small_model_dir),
+    }
+    env.pop("TRIAGE_REDIS_URL", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stdout=(home / "serve.log").open("ab"),
+        stderr=subprocess.STDOUT,
+    )
+
+
+def wait_for_children(serve: subprocess.Popen[bytes], port: int, home: Path) -> list[psutil.Process]:
+    """Every process of the instance once the web app answers: redis-server, Celery (and its pool), the engine
+    worker."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        raise AssertionError("serve did not answer /healthz\n" + (home / "serve.log").read_text(errors="replace"))
+    descendants = psutil.Process(serve.pid).children(recursive=True)
+    names = " ".join(" ".join(process.cmdline()) for process in descendants)
+    assert "redis-server" in names and " worker" in names and "engine run" in names, names
+    return descendants
+
+
+def redis_server_pids() -> set[int]:
+    return {process.pid for process in psutil.process_iter(["name"]) if process.info["name"] == "redis-server"}
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
+def test_a_signal_to_serve_alone_leaves_no_child_running(
+    stop: signal.Signals, tmp_path: Path, tiny_llama: Path, small_model_dir: Path
+) -> None:
+    port = free_port()
+    serve = start_serve(tmp_path, tiny_llama, small_model_dir, port)
+    descendants: list[psutil.Process] = []
+    try:
+        descendants = wait_for_children(serve, port, tmp_path)
+        serve.send_signal(stop)  # to serve alone, not to its process group
+        serve.wait(timeout=90)
+        _gone, alive = psutil.wait_procs(descendants, timeout=60)
+        assert alive == [], [" ".join(process.cmdline()) for process in alive]
+        if stop != signal.SIGKILL:
+            assert serve.returncode == 0, (tmp_path / "serve.log").read_text(errors="replace")
+    finally:
+        for process in descendants:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        if serve.poll() is None:
+            serve.kill()
+
+
+def test_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_serves_on(
+    tmp_path: Path, tiny_llama: Path, small_model_dir: Path
+) -> None:
+    port = free_port()
+    first = start_serve(tmp_path, tiny_llama, small_model_dir, port)
+    try:
+        wait_for_children(first, port, tmp_path)
+        redis_servers_before = redis_server_pids()
+        second = subprocess.run(
+            [sys.executable, "-m", "app.cli.main", "serve", "--port", str(free_port())],
+            env={**os.environ, "HOME": str(tmp_path), "TRIAGE_DATABASE_URL": f"sqlite:///{tmp_path / 'triage.db'}"},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert second.returncode == 1
+        assert f"another `triage-dispatch serve` (pid {first.pid}) is running on" in " ".join(second.stdout.split())
+        assert redis_server_pids() == redis_servers_before  # the second one started no redis-server
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=90)
+
+
+def test_serve_prints_a_database_url_without_its_password() -> None:
+    from app.cli.serve import _safe_url
+
+    assert _safe_url("postgresql+psycopg://triage:pa55word@db.example:5432/triage") == (
+        "postgresql+psycopg://triage:***@db.example:5432/triage"
+    )
+    assert _safe_url("sqlite:////srv/triage.db") == "sqlite:////srv/triage.db"
