@@ -20,6 +20,23 @@ def redis_client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=10)
 
 
+def side_redis_client(
+    url: str, wait_s: float, answer_s: float | None = None, client_name: str | None = None
+) -> redis.Redis:
+    """A small client beside the pipeline's (`redis_client`), for side duties that must neither take nor wait for
+    the pipeline's connections: two connections at most; waiting for a free connection and connecting bounded by
+    `wait_s`, an answer by `answer_s` (default `wait_s`)."""
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=2,
+        timeout=wait_s,
+        socket_connect_timeout=wait_s,
+        socket_timeout=wait_s if answer_s is None else answer_s,
+        client_name=client_name,
+    )
+    return redis.Redis(connection_pool=pool)
+
+
 def heap_for(
     url: str, prefix: str, policy: str = DEFAULT_POLICY, options: PolicyOptions | None = None
 ) -> RedisSemanticHeap:

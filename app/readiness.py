@@ -16,6 +16,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from app.queueing import side_redis_client
 from app.settings import Settings
 from app.worker.heartbeat import WORKER_HEARTBEAT
 
@@ -36,17 +37,9 @@ CHECKS = ("database", "redis", "workers", "engine")
 
 @functools.cache
 def readiness_redis(url: str) -> redis.Redis:
-    """Readiness's own Redis client, not the pipeline's (`app.queueing.redis_client`) nor the Celery broker's pool:
-    two connections at most, and every wait bounded by `CHECK_TIMEOUT_S`."""
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=2,
-        timeout=CHECK_TIMEOUT_S,
-        socket_connect_timeout=CHECK_TIMEOUT_S,
-        socket_timeout=CHECK_TIMEOUT_S,
-        client_name=READINESS_CLIENT_NAME,
-    )
-    return redis.Redis(connection_pool=pool)
+    """Readiness's own Redis client, not the pipeline's nor the Celery broker's pool, every wait bounded by
+    `CHECK_TIMEOUT_S`."""
+    return side_redis_client(url, CHECK_TIMEOUT_S, client_name=READINESS_CLIENT_NAME)
 
 
 @functools.cache

@@ -12,7 +12,6 @@ from prometheus_client import CollectorRegistry
 from app.api.headers import SecurityHeadersMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.routes import health, incidents, intake
-from app.api.routes.health import ENGINE_HEARTBEAT as ENGINE_HEARTBEAT
 from app.metrics import IntakeMetrics, RedisMetricsCollector
 from app.pipeline import run_reconciler
 from app.queueing import settings_heap

@@ -5,18 +5,20 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
+from app.settings import Settings
+
 _out = Console()
 db_app = typer.Typer(help="The database: migrations.", no_args_is_help=True)
 
 
-def checked_settings() -> None:
-    """The settings load, or a usage error saying which one is wrong (without the values)."""
+def checked_settings() -> Settings:
+    """The settings, or a usage error saying which one is wrong (without the values)."""
     from pydantic import ValidationError
 
     from app.settings import get_settings
 
     try:
-        get_settings()
+        return get_settings()
     except ValidationError as error:
         raise typer.BadParameter(str(error)) from error
 
@@ -25,10 +27,8 @@ def checked_settings() -> None:
 def db_upgrade() -> None:
     """Migrate TRIAGE_DATABASE_URL to the newest schema."""
     from app.db.migrate import upgrade
-    from app.settings import get_settings
 
-    checked_settings()
-    upgrade(get_settings().database_url)
+    upgrade(checked_settings().database_url)
     _out.print("database is at the newest schema")
 
 

@@ -17,14 +17,9 @@ users_app = typer.Typer(help="Users, their API tokens and console sessions.", no
 
 
 def _database_url() -> str:
-    from pydantic import ValidationError
+    from app.cli.ops import checked_settings
 
-    from app.settings import get_settings
-
-    try:
-        return get_settings().database_url
-    except ValidationError as error:
-        raise typer.BadParameter(str(error)) from error
+    return checked_settings().database_url
 
 
 @contextmanager

@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import update
 
-from app.api.routes.health import ENGINE_HEARTBEAT
 from app.db.models import GuidanceState, Incident, utcnow
 from app.db.session import session_scope
 from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
@@ -32,6 +31,7 @@ from app.engine_worker.outcomes import (
 from app.guidance.prompt import guidance_messages
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
+from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError, TokenChunk
 from scheduler.redis_heap import HeapItem

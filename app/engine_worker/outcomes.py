@@ -90,7 +90,7 @@ def record_finished(
         total_s = (now - accepted_at).total_seconds()
         level = put_outcome(session, incident, item, served, total_s, now, replace=True)
         incident.guidance_state = GuidanceState.DONE.value
-        _close_outbox(session, incident_id, now)
+        close_outbox(session, incident_id, now)
     return level
 
 
@@ -106,7 +106,7 @@ def record_failed(
             return False
         incident.guidance_state = GuidanceState.FAILED.value
         put_outcome(session, incident, item, served, (now - accepted_at).total_seconds(), now, replace=False)
-        _close_outbox(session, incident_id, now)
+        close_outbox(session, incident_id, now)
     return True
 
 
@@ -117,7 +117,8 @@ def when_accepted(database_url: str, incident_id: str) -> dt.datetime:
         return incident.accepted_at if incident is not None else utcnow()
 
 
-def _close_outbox(session: Session, incident_id: str, now: dt.datetime) -> None:
+def close_outbox(session: Session, incident_id: str, now: dt.datetime) -> None:
+    """The incident's outbox entry done: the reconciler stops handing it over."""
     outbox = session.get(Outbox, incident_id)
     if outbox is not None:
         outbox.done_at = now

@@ -41,10 +41,9 @@ def heartbeat_key(prefix: str, hostname: str) -> str:
 
 def heartbeat_client(url: str) -> redis.Redis:
     """A client of its own (not the pipeline's): short timeouts, at most two connections."""
-    pool = redis.BlockingConnectionPool.from_url(
-        url, max_connections=2, timeout=1.0, socket_connect_timeout=1.0, socket_timeout=2.0
-    )
-    return redis.Redis(connection_pool=pool)
+    from app.queueing import side_redis_client
+
+    return side_redis_client(url, 1.0, answer_s=2.0)
 
 
 def write_heartbeat(client: Any, prefix: str, hostname: str, ttl_s: float) -> None:

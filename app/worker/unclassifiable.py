@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from app.db.models import GuidanceState, Incident, IncidentEvent, Outbox, utcnow
+from app.db.models import GuidanceState, Incident, IncidentEvent, utcnow
 from app.db.session import session_scope
+from app.engine_worker.outcomes import close_outbox
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,7 @@ def close_unclassifiable(database_url: str, incident_id: str, reason: str) -> bo
         incident.guidance_state = GuidanceState.FAILED.value
         incident.needs_review = True
         incident.review_reason = f"cannot classify: {reason}"[:255]
-        outbox = session.get(Outbox, incident_id)
-        if outbox is not None:
-            outbox.done_at = now
+        close_outbox(session, incident_id, now)
         session.add(
             IncidentEvent(
                 incident_id=incident_id,

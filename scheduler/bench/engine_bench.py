@@ -4,6 +4,7 @@ baseline, side by side in one process, plus the ESI-1-alone limit run."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import tempfile
@@ -209,13 +210,14 @@ async def _run_all(
         engines["semantic"] = build("semantic", model_dir, spec)
     runs: dict[str, list[EngineRunResult]] = {name: [] for name in names}
     burst = burst_workload(spec)
+    run_ids = itertools.count()  # every run's requests get ids of their own (the limit shares the semantic engine)
     try:
         for engine in engines.values():
             await engine.start()
-            await run_burst(engine, renamed(burst, -1))  # warm-up, not measured: a fresh engine's first burst is slower
+            await run_burst(engine, renamed(burst, next(run_ids)))  # warm-up, not measured: a first burst is slower
         for repeat in range(repeats):
             for name in names if repeat % 2 == 0 else list(reversed(names)):
-                requests = renamed(burst, len(runs[name]) + repeat * len(names))
+                requests = renamed(burst, next(run_ids))
                 if name == LIMIT_RUN:
                     requests = [request for request in requests if request.esi_level == 1]
                 engine = engines["semantic" if name == LIMIT_RUN else name]

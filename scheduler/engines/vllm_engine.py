@@ -182,7 +182,8 @@ def _check_scheduler(llm: Any, expected: str | None) -> str:
     """The scheduler class vLLM's engine core was built with, checked against the one we asked for."""
     in_use = llm.vllm_config.scheduler_config.get_scheduler_cls()
     name = f"{in_use.__module__}.{in_use.__qualname__}"
-    if name != expected if expected is not None else not name.startswith("vllm."):
+    as_asked = name == expected if expected is not None else name.startswith("vllm.")
+    if not as_asked:
         raise EngineError(f"vLLM's engine core runs {name}, not {expected or 'its stock scheduler'}")
     return name
 

@@ -10,7 +10,6 @@ from prometheus_client import generate_latest
 
 from app.api.deps import RegistryDep
 from app.api.schemas import HealthStatus, Readiness
-from app.readiness import ENGINE_HEARTBEAT as ENGINE_HEARTBEAT
 from app.readiness import CachedCheck, check_readiness, is_ready
 from app.settings import Settings
 
