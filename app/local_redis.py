@@ -6,10 +6,12 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import redis
+
+from app.redis_urls import connect
 
 
 def free_port() -> int:
@@ -24,9 +26,10 @@ def start_redis_server(
     port: int | None = None,
     appendonly: bool = True,
     preexec_fn: Callable[[], None] | None = None,
+    extra_args: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start redis-server on 127.0.0.1 with its files in `directory`; returns the process and its URL
-    (`preexec_fn` runs in the child before redis-server does)."""
+    (`preexec_fn` runs in the child before redis-server does; `extra_args` are more options, `--replicaof` say)."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError(
@@ -49,6 +52,7 @@ def start_redis_server(
             "yes" if appendonly else "no",
             "--protected-mode",
             "yes",
+            *extra_args,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -60,7 +64,8 @@ def start_redis_server(
 
 
 def wait_for_redis(url: str, process: subprocess.Popen[bytes] | None = None, timeout_s: float = 20.0) -> None:
-    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    """Until Redis at `url` (plain or Sentinel) answers a PING; `process` exiting meanwhile is an error."""
+    client = connect(url, socket_connect_timeout=0.5)
     deadline = time.monotonic() + timeout_s
     while True:
         try:

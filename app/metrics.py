@@ -21,7 +21,7 @@ HISTOGRAMS = {
     "wait": "Seconds from queued in the semantic heap to handed to the engine",
     "ttft": "Seconds from handed to the engine to the first guidance token",
 }
-ENGINE_COUNTERS = ("evictions", "finished", "failed", "tokens")
+ENGINE_COUNTERS = ("evictions", "finished", "failed", "tokens", "shed")
 
 
 def record_observation(client: Any, prefix: str, name: str, esi_level: int, seconds: float) -> None:

@@ -30,6 +30,7 @@ from app.db.models import (
 )
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
+from app.overload import shed_overdue
 from app.settings import Settings, get_settings
 from scheduler.cost_model import CostModel
 from scheduler.engines.hf import CPU_DEFAULT_COSTS
@@ -44,8 +45,11 @@ PROMPT_OVERHEAD_TOKENS = 250
 """The guidance prompt's fixed part (instructions), added to the message's own tokens in estimates."""
 
 
-def store_message(session: Session, source: str, webhook_id: str, message: IntakeMessage) -> tuple[str, bool]:
-    """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing."""
+def store_message(
+    session: Session, source: str, webhook_id: str, message: IntakeMessage, actor: str | None = None
+) -> tuple[str, bool]:
+    """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing.
+    `actor`: who entered it, for the audit (default `system:intake:<source>`; the console names its user)."""
 
     def existing_id() -> str | None:
         return session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
@@ -77,7 +81,7 @@ def store_message(session: Session, source: str, webhook_id: str, message: Intak
     session.add(
         IncidentEvent(
             incident_id=incident.id,
-            actor=f"system:intake:{source}",
+            actor=actor or f"system:intake:{source}",
             action="received",
             after={"webhook_id": webhook_id, "call_id": message.call_id},
         )
@@ -277,7 +281,8 @@ def reconcile(
 
 
 def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publish: Callable[[str], Any]) -> None:
-    """Reconcile every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
+    """Reconcile, then give template guidance to calls the queue would make miss their deadline (`app.overload`),
+    every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
     while not stop.wait(settings.reconcile_interval_s):
         started = time.monotonic()
         try:
@@ -286,3 +291,7 @@ def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publi
                 log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
         except Exception as error:  # Redis or the database away for a moment: try again next time
             log.warning("reconcile failed: %s", error)
+        try:
+            shed_overdue(settings, heap)
+        except Exception as error:
+            log.warning("overload sweep failed: %s", error)

@@ -7,6 +7,7 @@ from typing import Any
 
 import redis
 
+from app.redis_urls import connect, connect_bounded
 from app.settings import Settings
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 from scheduler.redis_heap import RedisSemanticHeap
@@ -16,8 +17,8 @@ OVERRIDE_CHANNEL = "overrides"
 
 @functools.cache
 def redis_client(url: str) -> redis.Redis:
-    """A client that fails fast when Redis is away (intake never waits on it)."""
-    return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=10)
+    """A client that fails fast when Redis is away (intake never waits on it); `url` plain or Sentinel."""
+    return connect(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=10)
 
 
 def side_redis_client(
@@ -25,16 +26,16 @@ def side_redis_client(
 ) -> redis.Redis:
     """A small client beside the pipeline's (`redis_client`), for side duties that must neither take nor wait for
     the pipeline's connections: two connections at most; waiting for a free connection and connecting bounded by
-    `wait_s`, an answer by `answer_s` (default `wait_s`)."""
-    pool = redis.BlockingConnectionPool.from_url(
+    `wait_s`, an answer by `answer_s` (default `wait_s`). With a Sentinel URL the sentinels are asked with the same
+    timeouts."""
+    return connect_bounded(
         url,
         max_connections=2,
-        timeout=wait_s,
+        wait_s=wait_s,
         socket_connect_timeout=wait_s,
         socket_timeout=wait_s if answer_s is None else answer_s,
         client_name=client_name,
     )
-    return redis.Redis(connection_pool=pool)
 
 
 def heap_for(

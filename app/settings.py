@@ -11,8 +11,10 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.redis_urls import RedisURL
 from scheduler.engines.base import ENGINE_NAMES
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
+from scheduler.shedding import SheddingOptions
 
 DATA_DIR = Path.home() / ".local" / "share" / "triage-dispatch"
 DEFAULT_LLM = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -51,8 +53,10 @@ class Settings(BaseSettings):
 
     env: Literal["development", "production"] = "development"
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
-    redis_url: str | None = None
-    """None: `serve` starts a local redis-server; every other process needs it set."""
+    redis_url: RedisURL | None = None
+    """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
+    `unix://`, or `redis+sentinel://[[user]:password@]host:port[,host:port...]/service[/db][?sentinel_password=...]`
+    (`app/redis_urls.py`)."""
     webhook_secrets: dict[str, list[str]] = Field(
         default_factory=lambda: {"console": [PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
     )
@@ -116,6 +120,11 @@ class Settings(BaseSettings):
     policy_deadline_window_s: float = _POLICY_DEFAULTS.deadline_window_s
     policy_max_deferred_steps: int = _POLICY_DEFAULTS.max_deferred_steps
     policy_held_prefill_share: float = _POLICY_DEFAULTS.held_prefill_share
+    policy_strict_max_level: int = _POLICY_DEFAULTS.strict_max_level
+    # Overload: a waiting call of ESI `shed_min_level`..5 that the queue would make miss its level's deadline gets
+    # template guidance at once (`scheduler.shedding`, `app.overload`); ESI 1-2 are never shed.
+    shedding_enabled: bool = True
+    shed_min_level: int = 4
 
     @field_validator("engine")
     @classmethod
@@ -130,6 +139,10 @@ class Settings(BaseSettings):
             self.policy_options  # noqa: B018 - built to check the TRIAGE_POLICY_* settings together
         except ValueError as error:
             raise SettingsError(f"TRIAGE_POLICY_*: {error}") from None
+        try:
+            self.shedding_options  # noqa: B018 - built to check TRIAGE_SHEDDING_ENABLED and TRIAGE_SHED_MIN_LEVEL
+        except ValueError as error:
+            raise SettingsError(f"TRIAGE_SHED_MIN_LEVEL: {error}") from None
         if not self.webhook_secrets:
             raise SettingsError("TRIAGE_WEBHOOK_SECRETS names no source")
         for source, secrets in self.webhook_secrets.items():
@@ -163,7 +176,13 @@ class Settings(BaseSettings):
             deadline_window_s=self.policy_deadline_window_s,
             max_deferred_steps=self.policy_max_deferred_steps,
             held_prefill_share=self.policy_held_prefill_share,
+            strict_max_level=self.policy_strict_max_level,
         )
+
+    @property
+    def shedding_options(self) -> SheddingOptions:
+        """Overload shedding's options (checked when the settings are read)."""
+        return SheddingOptions(enabled=self.shedding_enabled, min_level=self.shed_min_level)
 
     @property
     def api_open(self) -> bool:

@@ -96,6 +96,9 @@ class PolicyOptions:
     """transformers engine: while the most urgent request decodes, held prefills may use this share of a step."""
     evict_for_levels: int = 2
     """transformers engine: only a waiting request of ESI 1..this level evicts running requests."""
+    strict_max_level: int = 1
+    """`semantic`: ESI 1..this level go strictly by level before every other request (1: ESI 1 only; 2: ESI 2 too,
+    which keeps ESI 2 at its limit under overload at a cost to ESI 3-5: `bench overload`, docs/reliability.md)."""
 
     def __post_init__(self) -> None:
         if self.limited_preemption is not None and not 0 < self.limited_preemption <= 1:
@@ -114,6 +117,8 @@ class PolicyOptions:
             raise ValueError("level_deadlines_s needs five positive deadlines (or None)")
         if self.deadline_window_s < 0 or self.max_deferred_steps < 0 or not 0 <= self.held_prefill_share <= 1:
             raise ValueError("deadline_window_s and max_deferred_steps must be >= 0, held_prefill_share in [0, 1]")
+        if self.strict_max_level not in (1, 2):
+            raise ValueError("strict_max_level must be 1 or 2")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +167,8 @@ def deadline_window(options: PolicyOptions, view: KeyView) -> tuple[float, float
 
 
 def _semantic_key(view: KeyView, options: PolicyOptions, now_s: float) -> SortKey:
-    if view.esi_level == 1:
-        return (1, view.est_remaining_s, 1, view.arrival_seq)
+    if view.esi_level <= options.strict_max_level:  # ESI 1 in band 1; ESI 2, when strict, in band 1.5
+        return (1 + (view.esi_level - 1) / 2, view.est_remaining_s, view.esi_level, view.arrival_seq)
     effective = aged_level(options, view.esi_level, now_s - view.since_s())
     value = view.est_remaining_s / level_weight(options, effective)
     window = deadline_window(options, view)

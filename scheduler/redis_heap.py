@@ -180,6 +180,16 @@ redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
 
+_TAKE_WAITING = """
+-- KEYS: queue, leases, items; ARGV: id. Removes the item only if it is waiting (not leased): its JSON, else false.
+local raw = redis.call('HGET', KEYS[3], ARGV[1])
+if not raw then return false end
+local item = cjson.decode(raw)
+if redis.call('ZREM', KEYS[1], item.member) == 0 then return false end
+redis.call('HDEL', KEYS[3], ARGV[1])
+return raw
+"""
+
 
 def score_of(
     esi_level: int, est_remaining_s: float, policy: str = DEFAULT_POLICY, options: PolicyOptions | None = None
@@ -240,6 +250,7 @@ class RedisSemanticHeap:
         self._release = client.register_script(_RELEASE)
         self._override = client.register_script(_OVERRIDE)
         self._remove = client.register_script(_REMOVE)
+        self._take_waiting = client.register_script(_TAKE_WAITING)
 
     def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
         """Queue an item; False (and no change) if it is already waiting or leased."""
@@ -308,6 +319,24 @@ class RedisSemanticHeap:
     def remove(self, item_id: str) -> bool:
         return bool(self._remove(keys=self.keys, args=[item_id]))
 
+    def take_waiting(self, item_id: str) -> HeapItem | None:
+        """Remove an item that is waiting and return it; None (and no change) if it is leased or absent."""
+        raw = self._take_waiting(keys=self.keys, args=[item_id])
+        return HeapItem.from_json(raw) if raw else None
+
+    def snapshot(self) -> tuple[list[HeapItem], list[HeapItem]]:
+        """The waiting items in the order they will be taken, and the leased items (one consistent read)."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zrange(self.keys[0], 0, -1)
+        pipe.zrange(self.keys[1], 0, -1)
+        pipe.hgetall(self.keys[2])
+        members, leased_ids, raw_items = pipe.execute()
+        items = {_text(key): HeapItem.from_json(raw) for key, raw in raw_items.items()}
+        waiting_ids = [_text(member).split("|", 1)[1] for member in members]
+        waiting = [items[item_id] for item_id in waiting_ids if item_id in items]
+        leased = [items[_text(item_id)] for item_id in leased_ids if _text(item_id) in items]
+        return waiting, leased
+
     def get(self, item_id: str) -> HeapItem | None:
         raw = self.client.hget(self.keys[2], item_id)
         return HeapItem.from_json(raw) if raw else None
@@ -337,3 +366,7 @@ class RedisSemanticHeap:
         for _, score in self.client.zrange(self.keys[0], 0, -1, withscores=True):
             depth[int(score) % 10] += 1
         return depth
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value

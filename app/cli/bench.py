@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from app.cli.bench_hardening import bench_hardening
+from app.cli.bench_overload import bench_overload
 from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
 from scheduler.cost_model import PROFILES
 from scheduler.policy import ESI_LEVELS
@@ -29,6 +31,8 @@ _out = Console()
 if not _out.is_terminal:
     _out.width = 160  # tables of seven columns need more than the 80 columns assumed for pipes
 _err = Console(stderr=True)
+bench_app.command("overload")(bench_overload)
+bench_app.command("hardening")(bench_hardening)
 
 
 def _choice(value: str, known: list[str], what: str) -> str:

@@ -76,13 +76,20 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
             f"<td>{html.escape(row.chief_complaint)}</td>"
             f'<td class="status">{row.status}</td>'
             f"<td>{html.escape(row.claimed_by or '')}</td>"
-            f'<td class="engine-{row.guidance_state}">{ENGINE_STATES.get(row.guidance_state, row.guidance_state)}</td>'
-            "</tr>"
+            f"{guidance_cell(row.guidance_state, row.template)}</tr>"
         )
     if not rows:
         lines.append('<tr><td colspan="6" class="empty">No open incidents.</td></tr>')
     lines.append("</tbody></table></div>")
     return "".join(lines)
+
+
+def guidance_cell(guidance_state: str, template: str) -> str:
+    """The queue's guidance cell: the engine's state, or "template" (overload) with the kind on hover."""
+    if template:
+        title = html.escape(f"template guidance ({template}): the queue would have missed this call's deadline")
+        return f'<td class="engine-template" title="{title}">template</td>'
+    return f'<td class="engine-{guidance_state}">{ENGINE_STATES.get(guidance_state, guidance_state)}</td>'
 
 
 def _span(item: dict[str, Any]) -> tuple[int, int] | None:
@@ -139,6 +146,14 @@ def render_resources(classification: dict[str, Any]) -> str:
     return f'<p class="resources">Resources ({int(classification.get("resource_count") or 0)}): {items}</p>'
 
 
+def guidance_label(detail: dict[str, Any]) -> str:
+    """The guidance's state for the incident's head line; a template says so, with its kind and version."""
+    if detail.get("template"):
+        kind, version = html.escape(detail["template"]), html.escape(detail.get("guidance_version") or "")
+        return f'<span class="template-mark">template ({kind}, {version}): queue overloaded</span>'
+    return ENGINE_STATES.get(detail["guidance_state"], "")
+
+
 def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
     """(message and triage, guidance, history) for one incident."""
     if detail is None:
@@ -146,7 +161,7 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
     classification = detail["classification"]
     parts = [
         f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)} '
-        f"<b>{html.escape(detail['status'])}</b> · guidance {ENGINE_STATES.get(detail['guidance_state'], '')}</div>",
+        f"<b>{html.escape(detail['status'])}</b> · guidance {guidance_label(detail)}</div>",
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
     if detail.get("caller") or detail.get("location"):
@@ -191,6 +206,8 @@ CSS = """
 .review { color: #fff; background: #6a1b9a; font-weight: 700; padding: 2px 8px; border-radius: 10px; margin-left: 6px;
   white-space: nowrap; cursor: help; }
 .review-line { color: #6a1b9a; font-weight: 700; }
+.engine-template, .template-mark { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 1px 6px;
+  border-radius: 6px; cursor: help; }
 .review-line.resolved { color: #555; font-weight: 400; }
 table.agreement { border-collapse: collapse; font-size: 14px; margin-top: 12px; }
 table.agreement caption { text-align: left; font-weight: 700; padding-bottom: 4px; }

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 
 from app import incident_actions as actions
 from app.auth import Principal
-from app.db.models import Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.guidance.templates import TEMPLATE_ENGINE
 from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
 from app.incident_actions import DISPOSITIONS as DISPOSITIONS
 from app.incident_actions import ActionError as ActionError
@@ -53,14 +54,23 @@ class QueueRow:
     review_pending: bool = False
     """The classification asked for a person's look and no dispatcher has set the level yet."""
     review_reason: str = ""
+    template: str = ""
+    """The template kind when its guidance is a template (overload shedding), else empty."""
+
+
+def template_kind(guidance_model: str | None) -> str:
+    """The template kind a guidance row's model names (`"template:<kind>"`), else empty."""
+    prefix = f"{TEMPLATE_ENGINE}:"
+    return guidance_model[len(prefix) :] if guidance_model and guidance_model.startswith(prefix) else ""
 
 
 def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
     """Open incidents, most urgent effective ESI first (unclassified last), then by arrival."""
     now = now or utcnow()
     rows = session.execute(
-        select(Incident, User.name)
+        select(Incident, User.name, Guidance.model)
         .outerjoin(User, User.id == Incident.claimed_by)
+        .outerjoin(Guidance, Guidance.incident_id == Incident.id)
         .where(Incident.status != IncidentStatus.CLOSED.value)
         .order_by(*URGENCY_ORDER)
         .limit(limit)
@@ -77,8 +87,9 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             waited_s=max(0.0, (now - incident.accepted_at).total_seconds()),
             review_pending=review_pending(incident),
             review_reason=incident.review_reason,
+            template=template_kind(guidance_model),
         )
-        for incident, claimer in rows
+        for incident, claimer, guidance_model in rows
     ]
 
 
@@ -100,6 +111,8 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "review_pending": review_pending(incident),
         "classification": classification_view(latest_classification(session, incident_id)),
         "guidance": incident.guidance.text if incident.guidance is not None else "",
+        "template": template_kind(incident.guidance.model if incident.guidance is not None else None),
+        "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
         "events": [event_view(event) for event in incident_events(session, incident_id)],
     }
 
@@ -120,7 +133,8 @@ def new_message(session: Session, principal: Principal | None, text: str, caller
         message = IntakeMessage(text=text, caller=caller or None, location=location or None)
     except ValidationError as error:
         raise ActionError("; ".join(f"{field}: {reason}" for field, reason in refusals(error))) from None
-    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message)
+    assert principal is not None  # `require` refused anyone else
+    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message, actor=principal.name)
     return incident_id
 
 

@@ -28,13 +28,14 @@ from app.engine_worker.outcomes import (
     when_accepted,
     write_guidance,
 )
-from app.guidance.prompt import guidance_messages
+from app.guidance.prompt import guidance_messages, without_special_tokens
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
 from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError, TokenChunk
 from scheduler.redis_heap import HeapItem
+from scheduler.shedding import DrainMeter
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,12 @@ class EngineWorker:
         self.consumer = f"{socket.gethostname()}:{os.getpid()}"
         self.capacity = settings.engine_max_requests
         self.serving: dict[str, _Serving] = {}
+        self.drain = DrainMeter()
+        """How fast this engine gets through estimated work (in the heartbeat: overload shedding divides by it)."""
         cache_tokens = settings.engine_num_blocks * settings.engine_block_size
         self.max_prompt_tokens = max(64, min(cache_tokens // 2, max_positions - settings.max_new_tokens))
+        added = getattr(tokenizer, "added_tokens_encoder", None) or {}
+        self.special_tokens = [*getattr(tokenizer, "all_special_tokens", []), *added]
         self._stop = asyncio.Event()
 
     # ----- the loop ---------------------------------------------------------------------------------------
@@ -121,6 +126,7 @@ class EngineWorker:
             return
         serving = _Serving(item)
         self.serving[item.item_id] = serving
+        self.drain.in_service(time.monotonic(), len(self.serving))
         serving.task = asyncio.create_task(self._generate(serving))
 
     # ----- one incident -----------------------------------------------------------------------------------
@@ -141,6 +147,7 @@ class EngineWorker:
         finally:
             if self.serving.get(incident_id) is serving:  # not a newer delivery of the same incident
                 del self.serving[incident_id]
+            self.drain.in_service(time.monotonic(), len(self.serving))
 
     async def _serve_incident(self, item: HeapItem) -> None:
         """Load the incident, stream its guidance from the engine into the database, and record its outcome."""
@@ -214,7 +221,7 @@ class EngineWorker:
             return prompt, level, incident.predicted_output_tokens or 0, incident.queued_at, incident.accepted_at
 
     def _prompt(self, text: str, esi_level: int, flags: list[str]) -> list[int]:
-        messages = guidance_messages(text, esi_level, flags)
+        messages = guidance_messages(without_special_tokens(text, self.special_tokens), esi_level, flags)
         if getattr(self.tokenizer, "chat_template", None):
             ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
             if isinstance(ids, dict) or hasattr(ids, "keys"):
@@ -253,6 +260,7 @@ class EngineWorker:
         level = record_finished(self.settings.database_url, incident_id, item, served, accepted)
         if level is None:
             return
+        self.drain.finished(time.monotonic(), item.est_remaining_s)
         # Only once "done" is committed: the reconciler never re-queues a finished incident.
         self.heap.ack(incident_id, self.consumer)
         prefix = self.settings.queue_prefix
@@ -320,6 +328,7 @@ class EngineWorker:
                 "steps": stats.steps,
                 "mean_step_s": stats.mean_step_s,
                 "restarts": health.restarts,
+                "drain_rate": self.drain.rate(),
             }
             try:
                 await asyncio.to_thread(self.client.set, key, json.dumps(beat), ex=10)

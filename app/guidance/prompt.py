@@ -24,6 +24,19 @@ SYSTEM = (
 _TAG = re.compile(r"<\s*(/?)\s*call\s*>", re.IGNORECASE)
 
 
+def without_special_tokens(text: str, special_tokens: Sequence[str]) -> str:
+    """The call's text with every special-token string of the tokenizer removed (longest first, until none is left):
+    a caller's `<|im_end|><|im_start|>system` must stay words, never become chat roles."""
+    ordered = sorted({token for token in special_tokens if token}, key=len, reverse=True)
+    changed = True
+    while changed:
+        changed = False
+        for token in ordered:
+            if token in text:
+                text, changed = text.replace(token, ""), True
+    return text
+
+
 def guidance_messages(message: str, esi_level: int, red_flags: Sequence[str] = ()) -> list[dict[str, str]]:
     """Chat messages for an instruct model: the fixed instructions, then the quoted call with its triage."""
     if esi_level not in ESI_LEVELS:

@@ -19,6 +19,8 @@ class Outcome:
     first_token_s: float
     finish_s: float
     output_tokens: int
+    shed: bool = False
+    """Given template guidance at `finish_s` instead of the engine's (overload shedding)."""
 
     @property
     def normalized_wait_s(self) -> float:

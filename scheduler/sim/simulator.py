@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from scheduler.config import SchedulerConfig
-from scheduler.core import Scheduler
+from scheduler.core import Scheduler, SchedulerStats
 from scheduler.cost_model import CostModel
 from scheduler.plan import StepPlan
 from scheduler.policy import Policy
 from scheduler.request import Request
+from scheduler.shedding import DrainMeter, SheddingOptions, WaitingCall, plan_shedding
 from scheduler.sim.metrics import Outcome, PolicySummary, summarize
 from scheduler.sim.predictors import Prediction
 from scheduler.sim.workload import SimRequest
@@ -86,6 +88,25 @@ def _sampled(
     return finishing
 
 
+@dataclass(frozen=True, slots=True)
+class SimShedding:
+    """Overload shedding in a run: swept every `sweep_interval_s` as the product's reconciler does."""
+
+    options: SheddingOptions
+    deadlines_s: tuple[float | None, ...]
+    sweep_interval_s: float = 2.0
+    fallback_drain_rate: float = 1.0
+    """The drain rate until the meter has measured one (the product assumes the same per engine)."""
+
+
+@dataclass(slots=True)
+class SimRun:
+    """Every request's outcome in one run (shed ones included) and the scheduler's counters."""
+
+    outcomes: list[Outcome]
+    stats: SchedulerStats
+
+
 def simulate(
     policy: Policy | str,
     requests: Sequence[SimRequest],
@@ -95,17 +116,62 @@ def simulate(
     max_steps: int = 10_000_000,
 ) -> PolicySummary:
     """Run every request to completion under one policy and summarize the outcomes by true ESI level."""
+    run = run_requests(policy, requests, predictions, config, cost_model, max_steps=max_steps)
+    stats = run.stats
+    return summarize(run.outcomes, evictions=stats.evictions, preemptions=stats.preemptions, steps=stats.steps)
+
+
+def _shed(
+    scheduler: Scheduler, shedding: SimShedding, meter: DrainMeter, started: set[str], now_s: float
+) -> list[Request]:
+    """Take the waiting requests `plan_shedding` picks out of the scheduler (they get template guidance). A request
+    the engine has started is in service, as a leased incident is in the product: never shed."""
+    live = scheduler.requests
+    waiting = sorted((live[rid] for rid in scheduler.waiting_ids() if rid not in started), key=scheduler.order_key)
+    calls = [WaitingCall(r.request_id, r.esi_level, scheduler.est_remaining_s(r), now_s - r.arrival_s) for r in waiting]
+    in_service_s = sum(scheduler.est_remaining_s(live[rid]) for rid in started if rid in live)
+    rate = meter.rate() or shedding.fallback_drain_rate
+    decisions = plan_shedding(calls, in_service_s, rate, shedding.deadlines_s, shedding.options)
+    return [scheduler.abort(decision.call_id) for decision in decisions]
+
+
+def run_requests(
+    policy: Policy | str,
+    requests: Sequence[SimRequest],
+    predictions: Sequence[Prediction],
+    config: SchedulerConfig,
+    cost_model: CostModel,
+    *,
+    shedding: SimShedding | None = None,
+    max_steps: int = 10_000_000,
+) -> SimRun:
+    """Run every request to completion (or to template guidance, when shedding) under one policy."""
     scheduler = Scheduler(policy, config, cost_model)
     order = sorted(range(len(requests)), key=lambda index: (predictions[index].ready_s, index))
     truth = {request.request_id: request for request in requests}
     generated: dict[str, int] = {}
     first_token_s: dict[str, float] = {}
+    est_at_arrival: dict[str, float] = {}
     outcomes: list[Outcome] = []
+    meter = DrainMeter()
+    started: set[str] = set()
     now_s = 0.0
+    next_sweep_s = 0.0
     next_index = 0
     for _ in range(max_steps):
+        before = next_index
         next_index = _add_ready(scheduler, requests, predictions, order, next_index, now_s)
         scheduler.drain_buffer()
+        for index in order[before:next_index]:
+            request_id = requests[index].request_id
+            est_at_arrival[request_id] = scheduler.est_remaining_s(scheduler.requests[request_id])
+        if shedding is not None and now_s >= next_sweep_s:
+            next_sweep_s = now_s + shedding.sweep_interval_s
+            for shed in _shed(scheduler, shedding, meter, started, now_s):
+                true_request = truth[shed.request_id]
+                outcomes.append(
+                    Outcome(shed.request_id, true_request.esi_level, true_request.arrival_s, now_s, now_s, 1, True)
+                )
         plan = scheduler.schedule(now_s)
         if not plan:
             if next_index < len(order):
@@ -116,10 +182,15 @@ def simulate(
                     f"{scheduler.policy.name}: empty step with {len(scheduler.requests)} unfinished"
                 )
             break
+        started.update(plan.request_ids)
+        meter.in_service(now_s, len(plan.request_ids))
         now_s += step_duration_s(plan, cost_model)
+        meter.in_service(now_s, 0)  # busy time is the steps' time
         finishing = _sampled(plan, truth, generated, first_token_s, now_s)
         for finished in scheduler.update_from_step(plan, finishing):
             true_request = truth[finished.request_id]
+            meter.finished(now_s, est_at_arrival.pop(finished.request_id))
+            started.discard(finished.request_id)
             outcomes.append(
                 Outcome(
                     request_id=finished.request_id,
@@ -132,5 +203,4 @@ def simulate(
             )
     else:
         raise SimulationStalledError(f"{scheduler.policy.name}: still running after {max_steps} steps")
-    stats = scheduler.stats()
-    return summarize(outcomes, evictions=stats.evictions, preemptions=stats.preemptions, steps=stats.steps)
+    return SimRun(outcomes, scheduler.stats())

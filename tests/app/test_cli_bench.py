@@ -135,3 +135,20 @@ def test_bench_console_measures_the_server_refresh_side_by_side() -> None:
     assert figures["incidents"]["incidents"] == 40 and figures["baseline"]["incidents"] == 5
     assert figures["incidents"]["html_kb"] > figures["baseline"]["html_kb"] > 0
     assert figures["incidents"]["screen_refresh_interval_ms"] is None  # no browser asked for
+
+
+def test_bench_overload_json_compares_shedding_with_none_and_the_limit() -> None:
+    args = ["bench", "overload", "--duration", "20", "--repeats", "1", "--seed", "2", "--json"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data["runs"]) == ["shedding", "no-shedding", "shedding-strict-esi2", "limit"]
+    assert data["arrival_calls_per_s"] == pytest.approx(3 * data["capacity_calls_per_s"])
+    assert [data["runs"]["shedding"][str(level)]["shed"] for level in (1, 2, 3)] == [0, 0, 0]
+    assert data["runs"]["limit"]["1"]["within_deadline"] is None  # ESI 1 has no deadline
+
+
+def test_bench_overload_refuses_a_load_of_zero() -> None:
+    result = runner.invoke(cli, ["bench", "overload", "--load", "0"])
+    assert result.exit_code == 2
+    assert "load" in result.output

@@ -145,3 +145,16 @@ def test_vllm_preempts_the_same_victims_for_the_urgent_request(tmp_path: Path) -
     output = scheduler.schedule()
     assert set(output.preempted_req_ids) == {"r5", "r4"}
     assert "urgent" in output.num_scheduled_tokens
+
+
+def test_strict_max_level_2_puts_every_esi_2_request_before_esi_3_to_5_whatever_its_work() -> None:
+    from scheduler.policy import KeyView, PolicyOptions, get_policy
+
+    semantic = get_policy("semantic")
+    long_esi2 = KeyView(esi_level=2, est_remaining_s=400.0, arrival_seq=1)
+    short_esi3 = KeyView(esi_level=3, est_remaining_s=1.0, arrival_seq=2)
+    short_esi1 = KeyView(esi_level=1, est_remaining_s=900.0, arrival_seq=3)
+    weighted, strict = PolicyOptions(), PolicyOptions(strict_max_level=2)
+    assert semantic.key(short_esi3, weighted, 0.0) < semantic.key(long_esi2, weighted, 0.0)  # the default
+    order = sorted([long_esi2, short_esi3, short_esi1], key=lambda view: semantic.key(view, strict, 0.0))
+    assert [view.esi_level for view in order] == [1, 2, 3]

@@ -151,3 +151,25 @@ def test_a_consumer_can_recreate_an_item_it_serves_under_its_own_lease(heap: Red
     assert heap.waiting() == 0 and heap.leased() == 1
     assert heap.push("lost", 1, 1.0, 1) is False  # the reconciler's push finds it and adds nothing
     assert heap.ack("lost", "w") is True
+
+
+def test_take_waiting_removes_a_waiting_item_but_never_a_leased_one(heap: RedisSemanticHeap) -> None:
+    heap.push("waiting", 4, 10.0, 1)
+    heap.push("leased", 4, 5.0, 2)
+    assert heap.pop_lease("engine", 60.0) is not None  # "leased": least work first
+    taken = heap.take_waiting("waiting")
+    assert taken is not None and (taken.item_id, taken.esi_level, taken.est_remaining_s) == ("waiting", 4, 10.0)
+    assert heap.take_waiting("leased") is None and heap.take_waiting("absent") is None
+    assert heap.waiting() == 0 and heap.leased() == 1 and "leased" in heap and "waiting" not in heap
+
+
+def test_a_snapshot_lists_the_waiting_in_the_order_they_will_be_taken_and_the_leased(heap: RedisSemanticHeap) -> None:
+    heap.push("five", 5, 1.0, 1)
+    heap.push("one", 1, 9.0, 2)
+    heap.push("three", 3, 2.0, 3)
+    heap.push("two", 2, 3.0, 4)
+    leased = heap.pop_lease("engine", 60.0)
+    assert leased is not None and leased.item_id == "one"
+    waiting, in_service = heap.snapshot()
+    assert [item.item_id for item in waiting] == heap.waiting_ids() == ["two", "three", "five"]
+    assert [(item.item_id, item.consumer) for item in in_service] == [("one", "engine")]

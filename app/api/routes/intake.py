@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
@@ -14,7 +18,13 @@ from app.intake.signatures import SignatureError, verify
 from app.pipeline import store_message
 from app.worker.publish import try_hand_over
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["intake"])
+
+DATABASE_AWAY = (OperationalError, InterfaceError, PoolTimeoutError)
+"""The database cannot take the message now (down, restarting, its connections lost or all taken): nothing was
+stored, or what was is found by its webhook-id when the sender retries."""
+DATABASE_RETRY_AFTER_S = 1
 
 
 class FieldError(BaseModel):
@@ -45,6 +55,13 @@ async def _read_limited(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
+def _why(error: Exception) -> str:
+    """The driver's first line, never SQLAlchemy's whole message (it quotes the statement's parameters: the call)."""
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).splitlines()
+    return f"{type(cause).__name__}: {lines[0] if lines else ''}"
+
+
 def _rejected(error: ValidationError) -> JSONResponse:
     errors = [FieldError(field=field, reason=reason) for field, reason in refusals(error)]
     body = IntakeRejected(detail="invalid message", errors=errors)
@@ -52,7 +69,13 @@ def _rejected(error: ValidationError) -> JSONResponse:
 
 
 @router.post(
-    "/v1/intake/{source}", status_code=202, response_model=IntakeAccepted, responses={422: {"model": IntakeRejected}}
+    "/v1/intake/{source}",
+    status_code=202,
+    response_model=IntakeAccepted,
+    responses={
+        422: {"model": IntakeRejected},
+        503: {"description": "the database is away: nothing stored; retry the same message after Retry-After"},
+    },
 )
 async def intake(
     source: str,
@@ -99,7 +122,18 @@ async def intake(
         with session_scope(settings.database_url) as session:
             return store_message(session, source, webhook_id, message)
 
-    incident_id, duplicate = await run_in_threadpool(store)
+    try:
+        incident_id, duplicate = await run_in_threadpool(store)
+    except DATABASE_AWAY as error:
+        metrics.rejected.labels("database_unavailable").inc()
+        log.warning(
+            "intake: source=%s webhook_id=%s not stored, the database is away: %s", source, webhook_id, _why(error)
+        )
+        raise HTTPException(
+            503,
+            "the database is unavailable; retry the same message",
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        ) from None
     if duplicate:
         metrics.duplicates.labels(source).inc()
     else:

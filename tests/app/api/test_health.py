@@ -111,7 +111,7 @@ def test_readyz_reports_redis_down_without_the_other_redis_checks(tmp_path: Path
     checks = response.json()["checks"]
     assert sorted(checks) == ["database", "redis"]
     assert checks["database"] == "ok"
-    assert checks["redis"].startswith("error: ")
+    assert checks["redis"] == "error: ConnectionError"  # the kind only: the probe is unauthenticated
 
 
 def test_readyz_reports_a_database_that_cannot_be_opened(tmp_path: Path, redis_url: str) -> None:
@@ -120,7 +120,7 @@ def test_readyz_reports_a_database_that_cannot_be_opened(tmp_path: Path, redis_u
         response = api.get("/readyz")
     assert response.status_code == 503
     database = response.json()["checks"]["database"]
-    assert database.startswith("error: (sqlite3.OperationalError) unable to open database file"), database
+    assert database == "error: OperationalError", database  # no path, host or user name to an anonymous caller
     assert not (tmp_path / "missing-dir").exists()
 
 

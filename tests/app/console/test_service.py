@@ -141,6 +141,10 @@ def test_a_typed_message_is_stored_without_nul_with_its_outbox_entry(session: Se
         None,
     )
     assert session.scalar(select(func.count()).select_from(Outbox)) == 1
+    received = session.scalars(select(IncidentEvent).where(IncidentEvent.incident_id == incident_id)).all()
+    assert [(event.action, event.actor) for event in received] == [
+        ("received", "carl")
+    ]  # who typed it, as every action names its user
     with pytest.raises(ForbiddenError, match="not signed in"):
         new_message(session, None, "Fell down the stairs", "", "")
 
@@ -157,3 +161,19 @@ def test_evidence_is_marked_in_the_escaped_message() -> None:
         '<div class="message">He is <mark title="not breathing">&lt;not&gt; breathing</mark> and has '
         '<mark title="chest pain">chest pain</mark></div>'
     )
+
+
+def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> None:
+    from app.console.render import guidance_cell, guidance_label
+    from app.console.service import template_kind
+
+    assert template_kind("template:minor-injury") == "minor-injury"
+    assert template_kind("qwen2.5-0.5b") == "" and template_kind(None) == ""
+    cell = guidance_cell("done", "minor-injury")
+    assert (
+        cell.startswith('<td class="engine-template" title="template guidance (minor-injury)') and ">template<" in cell
+    )
+    assert guidance_cell("done", "") == '<td class="engine-done">done</td>'
+    head = guidance_label({"template": "pain", "guidance_version": "templates-2026.11.1", "guidance_state": "done"})
+    assert head == '<span class="template-mark">template (pain, templates-2026.11.1): queue overloaded</span>'
+    assert guidance_label({"template": "", "guidance_state": "generating"}) == "generating"

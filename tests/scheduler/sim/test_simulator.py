@@ -95,3 +95,27 @@ def test_repeats_average_each_figure_over_the_seeds() -> None:
         if finite:
             assert averaged.summaries["semantic"].per_level[level] == pytest.approx(sum(finite) / len(finite))
     assert averaged.to_json()["params"]["repeats"] == 2
+
+
+def test_a_run_with_shedding_gives_the_call_that_would_miss_template_guidance_at_the_sweep() -> None:
+    from scheduler.shedding import SheddingOptions
+    from scheduler.sim.predictors import Prediction
+    from scheduler.sim.simulator import SimShedding, run_requests
+    from scheduler.sim.workload import SimRequest
+
+    one_second_a_token = CostModel(a1=0.0, a2=0.0, g1=0.0, g2=1.0, beta=0.0)
+    requests = [
+        SimRequest("serious", 0.0, 3, 8, 20),  # weighted work 20 / 2 = 10: first
+        SimRequest("rash", 0.0, 5, 8, 100),  # 100 / 1 = 100: behind it, projected 120 s > 50 s
+        SimRequest("breathing", 0.0, 2, 8, 300),  # never shed, however late
+    ]
+    predictions = [Prediction(r.esi_level, r.output_tokens, 0.0) for r in requests]
+    config = SchedulerConfig(kv_capacity_tokens=4096, max_batch_size=1)
+    shedding = SimShedding(SheddingOptions(), (None, 10.0, 100.0, 50.0, 50.0), sweep_interval_s=1000.0)
+    run = run_requests("semantic", requests, predictions, config, one_second_a_token, shedding=shedding)
+    outcomes = {o.request_id: o for o in run.outcomes}
+    assert outcomes["rash"].shed and outcomes["rash"].finish_s == 0.0 and outcomes["rash"].first_token_s == 0.0
+    assert not outcomes["serious"].shed and outcomes["serious"].output_tokens == 20
+    assert not outcomes["breathing"].shed and outcomes["breathing"].output_tokens == 300
+    unshed = run_requests("semantic", requests, predictions, config, one_second_a_token)
+    assert not any(o.shed for o in unshed.outcomes) and len(unshed.outcomes) == 3

@@ -1,0 +1,134 @@
+"""Overload shedding in the product: waiting ESI 4-5 calls the queue would make miss their deadline get template
+guidance at once (the decision is `scheduler.shedding.plan_shedding`; the reconciler runs the sweep)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from typing import Any
+
+from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, utcnow
+from app.db.session import session_scope
+from app.engine_worker.outcomes import Served, close_outbox, put_outcome
+from app.guidance.templates import TEMPLATE_ENGINE, TEMPLATE_VERSION, template_guidance
+from app.metrics import count_engine
+from app.readiness import ENGINE_HEARTBEAT
+from app.settings import Settings
+from scheduler.redis_heap import HeapItem, RedisSemanticHeap
+from scheduler.shedding import ShedDecision, WaitingCall, plan_shedding
+
+log = logging.getLogger(__name__)
+
+FALLBACK_DRAIN_RATE = 1.0
+"""Estimated seconds of work per second an engine is assumed to get through before it has measured its own rate
+(the estimate is one request's time alone on the CPU, so a batching engine does better), and the rate assumed
+when no engine is alive (one will be: a call must not be shed for an engine's restart alone)."""
+SHED_ACTION = "template_guidance"
+"""The audit event's action when a call is given template guidance."""
+
+
+def engine_drain_rate(client: Any, prefix: str) -> float:
+    """The live engines' measured drain rates summed (`DrainMeter`, in their heartbeats)."""
+    keys = list(client.scan_iter(match=f"{prefix}:{ENGINE_HEARTBEAT}:*", count=1000))
+    rates = []
+    for raw in client.mget(keys) if keys else []:
+        if raw is None:
+            continue
+        measured = json.loads(raw).get("drain_rate")
+        rates.append(float(measured) if measured else FALLBACK_DRAIN_RATE)
+    return sum(rates) or FALLBACK_DRAIN_RATE
+
+
+def plan_for(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime) -> list[ShedDecision]:
+    """What `plan_shedding` would shed from the heap as it is now."""
+    options = settings.shedding_options
+    waiting, leased = heap.snapshot()
+    if not any(options.may_shed(item.esi_level) for item in waiting):
+        return []
+    now_us = now.timestamp() * 1_000_000
+    calls = [
+        WaitingCall(item.item_id, item.esi_level, item.est_remaining_s, max(0.0, (now_us - item.arrival_us) / 1e6))
+        for item in waiting
+    ]
+    # A leased call's estimate is its whole work: what it still owes is less, so the projection errs on the side
+    # of shedding a little early rather than late.
+    in_service_s = sum(item.est_remaining_s for item in leased)
+    rate = engine_drain_rate(heap.client, heap.prefix)
+    return plan_shedding(calls, in_service_s, rate, settings.policy_level_deadlines_s, options)
+
+
+def shed_overdue(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime | None = None) -> list[str]:
+    """Give template guidance to every waiting call `plan_shedding` picks; the ids shed. A call an engine worker
+    took meanwhile is left to it; a call whose database write fails goes back to the heap."""
+    if not settings.shedding_enabled:
+        return []
+    now = now or utcnow()
+    shed = []
+    for decision in plan_for(settings, heap, now):
+        item = heap.take_waiting(decision.call_id)
+        if item is None:  # an engine worker took it, or it was overridden and re-keyed: not ours to shed
+            continue
+        try:
+            written, put_back_level = write_template_guidance(settings, item, decision, now)
+        except Exception:
+            heap.push(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us)
+            raise
+        if written:
+            shed.append(item.item_id)
+        elif put_back_level is not None:
+            heap.push(item.item_id, put_back_level, item.est_remaining_s, item.arrival_us)
+    if shed:
+        log.warning("overload: %d call(s) of ESI %d-5 given template guidance", len(shed), settings.shed_min_level)
+        try:
+            count_engine(heap.client, heap.prefix, shed=len(shed))
+        except Exception as error:
+            log.warning("metrics not recorded: %s", error)
+    return shed
+
+
+def write_template_guidance(
+    settings: Settings, item: HeapItem, decision: ShedDecision, now: dt.datetime
+) -> tuple[bool, int | None]:
+    """The template guidance, the outcome (engine "template"), the incident done, its outbox closed and the audit
+    event, in one transaction. Returns whether it was written and, when not, the level to put the call back in the
+    heap at (None: finished meanwhile or gone, nothing to put back; a level: overridden to one never shed)."""
+    with session_scope(settings.database_url) as session:
+        incident = session.get(Incident, item.item_id)
+        if incident is None or incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
+            return False, None
+        level = incident.esi_level or item.esi_level
+        if not settings.shedding_options.may_shed(level):
+            return False, level
+        text, template = template_guidance(incident.text, level, incident.chief_complaint or "", decision.deadline_s)
+        model = f"{TEMPLATE_ENGINE}:{template.kind}"
+        guidance = session.get(Guidance, incident.id)
+        if guidance is None:
+            guidance = Guidance(incident_id=incident.id, model=model, prompt_version=TEMPLATE_VERSION)
+            session.add(guidance)
+        guidance.text, guidance.tokens, guidance.model = text, 0, model
+        guidance.prompt_version, guidance.updated_at = TEMPLATE_VERSION, now
+        queue_wait_s = max(0.0, (now - (incident.queued_at or incident.accepted_at)).total_seconds())
+        served = Served(TEMPLATE_ENGINE, model, queue_wait_s)
+        total_s = (now - incident.accepted_at).total_seconds()
+        put_outcome(session, incident, item, served, total_s, now, replace=True)
+        before: dict[str, object] = {"guidance_state": incident.guidance_state}
+        incident.guidance_state = GuidanceState.DONE.value
+        close_outbox(session, incident.id, now)
+        reason = (
+            f"queue projected {decision.projected_s:.0f} s to guidance, past the ESI {level} deadline of "
+            f"{decision.deadline_s:.0f} s"
+        )
+        after = {"guidance_state": incident.guidance_state, "template": template.kind, "version": TEMPLATE_VERSION}
+        session.add(
+            IncidentEvent(
+                incident_id=incident.id,
+                actor="system:overload",
+                action=SHED_ACTION,
+                before=before,
+                after=after,
+                reason=reason,
+                created_at=now,
+            )
+        )
+    return True, None
