@@ -138,13 +138,15 @@ return run() or 0
 
 _RELEASE = (
     """
--- KEYS: queue, leases, items; ARGV: id, consumer. Puts a leased item back in the queue at once.
+-- KEYS: queue, leases, items; ARGV: id, consumer, uncount (1: this delivery does not count). Puts a leased item
+-- back in the queue at once.
 local function run()
 """
     + _OWNED
     + """
 redis.call('ZREM', KEYS[2], ARGV[1])
 item.consumer = ''
+if ARGV[3] == '1' and (item.deliveries or 0) > 0 then item.deliveries = item.deliveries - 1 end
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
 redis.call('ZADD', KEYS[1], item.score, item.member)
 return 1
@@ -298,9 +300,10 @@ class RedisSemanticHeap:
         """Extend a lease; False if it expired and went back to the queue (or to another consumer)."""
         return bool(self._renew(keys=self.keys, args=[item_id, consumer, int(lease_s * 1000)]))
 
-    def release(self, item_id: str, consumer: str) -> bool:
-        """Give a leased item back to the queue at once (the consumer cannot serve it now)."""
-        return bool(self._release(keys=self.keys, args=[item_id, consumer]))
+    def release(self, item_id: str, consumer: str, *, uncount: bool = False) -> bool:
+        """Give a leased item back to the queue at once (the consumer cannot serve it now); `uncount`: the delivery
+        does not count toward the item's deliveries (it failed for a reason that is not the item's)."""
+        return bool(self._release(keys=self.keys, args=[item_id, consumer, "1" if uncount else "0"]))
 
     def requeue_expired(self) -> int:
         """Put every item whose lease expired back in the queue; how many there were."""

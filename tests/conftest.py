@@ -17,6 +17,7 @@ os.environ.setdefault("VLLM_CACHE_ROOT", tempfile.mkdtemp(prefix="vllm-cache-"))
 
 import pytest
 
+from tests.postgres_server import PostgresServer
 from triage_models.generator import generate
 from triage_models.pipeline import TriageModel, train_model
 
@@ -50,49 +51,19 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     process.wait(timeout=10)
 
 
-def _postgres_bin(name: str) -> str:
-    import glob
-    import shutil
-
-    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
-    if found is None:
-        raise RuntimeError(
-            f"PostgreSQL's {name} is not installed (Debian: apt-get install postgresql; `make test` does)"
-        )
-    return found
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session, in a scratch data directory (a test may crash and restart it:
+    the same port, the same data)."""
+    server = PostgresServer.create()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A real PostgreSQL server for the session, in a scratch data directory (run as `postgres` when we are root;
-    outside pytest's private temporary directory, which that user cannot enter)."""
-    import shutil
-    import subprocess
-
-    from app.local_redis import free_port
-
-    root = Path(tempfile.mkdtemp(prefix="triage-postgres-"))
-    data, sockets = root / "data", root / "sockets"
-    sockets.mkdir()
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres")
-        shutil.chown(sockets, "postgres")
-        prefix = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-    subprocess.run(
-        [*prefix, _postgres_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "triage", "--no-sync"],
-        check=True,
-        capture_output=True,
-    )
-    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-    subprocess.run(
-        [*prefix, _postgres_bin("pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        yield f"postgresql+psycopg://triage@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*prefix, _postgres_bin("pg_ctl"), "-D", str(data), "-m", "fast", "stop"], capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The session's PostgreSQL server (its `postgres` database)."""
+    return postgres_server.url

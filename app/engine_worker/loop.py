@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import redis.exceptions
+import sqlalchemy.exc
 from sqlalchemy import update
 
 from app.db.models import GuidanceState, Incident, utcnow
@@ -43,6 +45,20 @@ URGENT_LEVEL = 2
 GUIDANCE_FLUSH_S = 0.5
 MAX_DELIVERIES = 5
 """An incident the engine has failed on this many times is recorded as failed instead of retried forever."""
+OUTAGE_PAUSE_S = 1.0
+"""After the database or Redis failed a delivery, the pause before that serving gives up its slot."""
+OUTAGES: tuple[type[Exception], ...] = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    sqlalchemy.exc.TimeoutError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+"""The database or Redis away: a delivery that fails with one of these does not count toward MAX_DELIVERIES."""
+
+
+def is_outage(error: BaseException) -> bool:
+    return isinstance(error, OUTAGES)
 
 
 @dataclass(slots=True)
@@ -141,7 +157,7 @@ class EngineWorker:
                 log.exception("engine worker failed on %s", incident_id)
             self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
             try:
-                await self._delivery_failed(item, f"{type(error).__name__}: {error}")
+                await self._delivery_failed(item, f"{type(error).__name__}: {error}", outage=is_outage(error))
             except Exception:  # Redis or the database away: the lease expires and the heap delivers it again
                 log.exception("could not give %s back; its lease will expire", incident_id)
         finally:
@@ -196,10 +212,16 @@ class EngineWorker:
                 await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
         return tokens, first_token_s
 
-    async def _delivery_failed(self, item: HeapItem, reason: str) -> None:
+    async def _delivery_failed(self, item: HeapItem, reason: str, *, outage: bool = False) -> None:
         """Give the incident back to the heap, or record it as failed once serving it has failed too often (an
-        engine error or any other: a delivery that fails for ever must not circulate for ever)."""
+        engine error or any other: a delivery that fails for ever must not circulate for ever). An `outage` (the
+        database or Redis away) is not the incident's failure: the delivery is given back uncounted, after a pause."""
         incident_id = item.item_id
+        if outage:
+            log.warning("serving %s paused: %s; giving it back uncounted", incident_id, reason)
+            await asyncio.to_thread(self.heap.release, incident_id, self.consumer, uncount=True)
+            await asyncio.sleep(OUTAGE_PAUSE_S)
+            return
         if item.deliveries >= MAX_DELIVERIES:
             log.error("serving %s failed %d times (%s); recording the failure", incident_id, item.deliveries, reason)
             await asyncio.to_thread(self._fail_after_errors, incident_id, item, reason)

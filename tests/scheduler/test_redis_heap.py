@@ -173,3 +173,15 @@ def test_a_snapshot_lists_the_waiting_in_the_order_they_will_be_taken_and_the_le
     waiting, in_service = heap.snapshot()
     assert [item.item_id for item in waiting] == heap.waiting_ids() == ["two", "three", "five"]
     assert [(item.item_id, item.consumer) for item in in_service] == [("one", "engine")]
+
+
+def test_a_release_uncounted_gives_the_delivery_back(heap: RedisSemanticHeap) -> None:
+    heap.push("a", 3, 1.0, 1)
+    first = heap.pop_lease("engine", 60.0)
+    assert first is not None and first.deliveries == 1
+    assert heap.release("a", "engine", uncount=True)
+    again = heap.pop_lease("engine", 60.0)
+    assert again is not None and again.deliveries == 1  # the outage's delivery did not count
+    assert heap.release("a", "engine")
+    third = heap.pop_lease("engine", 60.0)
+    assert third is not None and third.deliveries == 2

@@ -9,17 +9,21 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 from standardwebhooks.webhooks import Webhook
 
 from app.api.main import create_app
+from app.api.routes import intake as intake_routes
 from app.auth import add_user, issue_token
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Outbox
 from app.db.session import session_scope
 from app.intake.cleaning import EMPTY_TEXT_REASON
+from app.local_redis import free_port
 from app.settings import Settings
 
 SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
@@ -90,6 +94,39 @@ def test_the_same_webhook_id_returns_the_same_incident_and_creates_nothing(
     assert again.status_code == 202
     assert again.json() == {"incident_id": first["incident_id"], "duplicate": True}
     assert counts(settings) == (1, 1, 1)
+
+
+def test_intake_answers_503_with_retry_after_while_the_database_is_away(settings: Settings) -> None:
+    """A sender retries a 503 with the same webhook-id (PostgreSQL restarting, say): nothing is stored, and it is
+    told when to come back instead of getting a bare 500."""
+    away = settings.model_copy(update={"database_url": f"postgresql+psycopg://triage@127.0.0.1:{free_port()}/triage"})
+    with TestClient(create_app(away, reconciler=False, console=False)) as client:
+        body, headers = signed({"text": "Man collapsed, not breathing."})
+        response = client.post("/v1/intake/cad", content=body, headers=headers)
+        metrics = client.get("/metrics").text
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert response.json() == {"detail": "the database is unavailable; retry the same message"}
+    assert 'triage_intake_rejected_total{reason="database_unavailable"} 1.0' in metrics
+
+
+def test_a_database_lost_mid_statement_is_logged_without_the_message(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SQLAlchemy's error quotes the statement's parameters (the call itself): the log names the webhook-id and the
+    driver's reason only."""
+
+    def lost(*args: object) -> tuple[str, bool]:
+        reason = psycopg.OperationalError("server closed the connection unexpectedly\nThis probably means...")
+        raise OperationalError("INSERT INTO incidents (text) VALUES (%(text)s)", {"text": "Man collapsed"}, reason)
+
+    monkeypatch.setattr(intake_routes, "store_message", lost)
+    body, headers = signed({"text": "Man collapsed, not breathing."}, msg_id="msg_lost")
+    response = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 503
+    assert "webhook_id=msg_lost" in caplog.text
+    assert "OperationalError: server closed the connection unexpectedly" in caplog.text
+    assert "collapsed" not in caplog.text and "INSERT" not in caplog.text
 
 
 def test_refusals_carry_the_right_status_and_store_nothing(client: TestClient, settings: Settings) -> None:
