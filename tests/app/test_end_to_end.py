@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import datetime as dt
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, func, select, text
-from standardwebhooks.webhooks import Webhook
+from sqlalchemy import create_engine, func, select
 
-from app.db.models import Classification, Guidance, Incident, Outbox, Outcome
+from app.db.models import Incident
 from app.local_redis import wait_for_redis
-from tests.app.stack import Stack, start_product, wait_until
-from triage_models.generator import generate
+from tests.app.stack import Stack, assert_all_served, post_signed_calls, start_product, wait_until
 
 SECRET = "whsec_" + base64.b64encode(b"end-to-end-secret-32-random-byte").decode()
 MESSAGES = 1000
@@ -49,32 +45,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> It
 
 async def post_all(port: int, batch: str, during: Callable[[int], None] | None = None) -> list[str]:
     """Post MESSAGES signed messages, 50 at a time; `during(n)` is called as the count of answers grows."""
-    texts = [message.text for message in generate(MESSAGES, seed=len(batch))]
-    signer = Webhook(SECRET)
-    answered = 0
-    limit = asyncio.Semaphore(50)
-
-    async def post(client: httpx.AsyncClient, index: int) -> str:
-        nonlocal answered
-        body = json.dumps({"text": texts[index], "call_id": f"{batch}-{index}"})
-        msg_id = f"{batch}-{index}"
-        now = dt.datetime.now(dt.UTC)
-        headers = {
-            "webhook-id": msg_id,
-            "webhook-timestamp": str(int(now.timestamp())),
-            "webhook-signature": signer.sign(msg_id, now, body),
-            "content-type": "application/json",
-        }
-        async with limit:
-            response = await client.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers)
-        assert response.status_code == 202, response.text
-        answered += 1
-        if during is not None:
-            during(answered)
-        return str(response.json()["incident_id"])
-
-    async with httpx.AsyncClient(timeout=60) as client:
-        return await asyncio.gather(*(post(client, index) for index in range(MESSAGES)))
+    ids = await post_signed_calls(port, SECRET, batch, MESSAGES, during)
+    assert len(ids) == MESSAGES
+    return ids
 
 
 def finished(stack: Stack, incident_ids: list[str]) -> Callable[[], bool]:
@@ -93,38 +66,9 @@ def finished(stack: Stack, incident_ids: list[str]) -> Callable[[], bool]:
 
 
 def assert_complete(stack: Stack, incident_ids: list[str], batch: str) -> None:
-    engine = create_engine(stack.database_url)
-    assert len(set(incident_ids)) == MESSAGES
-    with engine.connect() as connection:
-
-        def count(model: type, *where: object) -> int:
-            key = model.incident_id if model is not Incident else model.id  # type: ignore[attr-defined]
-            return int(
-                connection.scalar(select(func.count()).select_from(model).where(key.in_(incident_ids), *where)) or 0
-            )
-
-        assert count(Incident) == MESSAGES
-        assert (
-            connection.scalar(select(func.count()).select_from(Incident).where(Incident.call_id.like(f"{batch}-%")))
-            == MESSAGES
-        )
-        assert count(Classification) == MESSAGES  # one per incident and model version: none duplicated
-        assert count(Outcome) == MESSAGES
-        # Up to 8 tokens each: vLLM (the default engine) stops a random model's answer at its end-of-text token.
-        assert count(Guidance, Guidance.tokens >= 1, Guidance.tokens <= 8) == MESSAGES
-        mismatched = connection.scalar(
-            select(func.count())
-            .select_from(Guidance)
-            .join(Outcome, Outcome.incident_id == Guidance.incident_id)
-            .where(Guidance.incident_id.in_(incident_ids), Outcome.tokens != Guidance.tokens)
-        )
-        assert mismatched == 0
-        assert count(Outbox, Outbox.done_at.is_not(None)) == MESSAGES
-        assert count(Outcome, Outcome.error.is_(None), Outcome.ttft_s.is_not(None)) == MESSAGES
-        duplicates = connection.execute(
-            text("SELECT webhook_id FROM incidents GROUP BY source, webhook_id HAVING COUNT(*) > 1")
-        ).all()
-        assert duplicates == []
+    # Up to 8 tokens each: vLLM (the default engine) stops a random model's answer at its end-of-text token.
+    assert len(incident_ids) == MESSAGES
+    assert_all_served(stack.database_url, incident_ids, batch, max_tokens=8)
 
 
 def test_a_thousand_concurrent_messages_all_end_with_guidance_and_outcomes(stack: Stack) -> None:
