@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from app.db.migrate import upgrade
-from app.db.models import Incident, Outcome, utcnow
+from app.db.models import Incident, Outcome
 from app.db.session import session_scope
 from app.engine_worker.loop import MAX_DELIVERIES, EngineWorker, _Serving
 from app.local_redis import free_port
-from app.queueing import settings_heap
-from app.settings import Settings
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.engines.tiny_models import build_tiny_llama
+from tests.app.engine_worker.one_call import one_queued_call
 
 _prefixes = itertools.count()
 
@@ -30,24 +28,7 @@ def test_a_database_outage_does_not_spend_an_incidents_deliveries(
     from transformers import AutoTokenizer
 
     model = build_tiny_llama(tmp_path)
-    url = f"sqlite:///{tmp_path / 'outage.db'}"
-    upgrade(url)
-    settings = Settings(database_url=url, redis_url=redis_url, queue_prefix=f"outage-{next(_prefixes)}")
-    with session_scope(url) as session:
-        session.add(
-            Incident(
-                id="call-1",
-                source="cad",
-                webhook_id="w1",
-                text="chest pain",
-                accepted_at=utcnow(),
-                esi_level=2,
-                classified_at=utcnow(),
-                guidance_state="queued",
-            )
-        )
-    heap = settings_heap(settings)
-    heap.push("call-1", 2, 5.0, 1)
+    settings, heap = one_queued_call(tmp_path, redis_url, "outage")
     engine = HFEngine(HFEngineConfig(model_path=str(model)))  # never reached: loading the incident fails first
     worker = EngineWorker(settings, engine, AutoTokenizer.from_pretrained(model), "tiny-llama")
     away = f"postgresql+psycopg://triage@127.0.0.1:{free_port()}/triage"
@@ -62,7 +43,7 @@ def test_a_database_outage_does_not_spend_an_incidents_deliveries(
         assert item is not None
         # The load fails (the database is away); whatever the worker writes next finds it back.
         asyncio.run(worker._generate(_Serving(item)))
-    with session_scope(url) as session:
+    with session_scope(settings.database_url) as session:
         incident = session.get(Incident, "call-1")
         assert incident is not None and incident.guidance_state != "failed"
         assert session.get(Outcome, "call-1") is None

@@ -10,14 +10,12 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from app.db.migrate import upgrade
-from app.db.models import Incident, Outcome, utcnow
+from app.db.models import Incident, Outcome
 from app.db.session import session_scope
 from app.engine_worker.loop import MAX_DELIVERIES, EngineWorker, _Serving
-from app.queueing import settings_heap
-from app.settings import Settings
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.engines.tiny_models import build_tiny_llama
+from tests.app.engine_worker.one_call import one_queued_call
 
 _prefixes = itertools.count()
 
@@ -28,24 +26,7 @@ def test_a_failure_other_than_the_engines_counts_toward_the_cap(tmp_path: Path, 
     model = build_tiny_llama(tmp_path)
     tokenizer = AutoTokenizer.from_pretrained(model)
     tokenizer.chat_template = "{{ raise_exception('this model ships a broken chat template') }}"
-    url = f"sqlite:///{tmp_path / 'cap.db'}"
-    upgrade(url)
-    settings = Settings(database_url=url, redis_url=redis_url, queue_prefix=f"cap-{next(_prefixes)}")
-    with session_scope(url) as session:
-        session.add(
-            Incident(
-                id="call-1",
-                source="cad",
-                webhook_id="w1",
-                text="chest pain",
-                accepted_at=utcnow(),
-                esi_level=2,
-                classified_at=utcnow(),
-                guidance_state="queued",
-            )
-        )
-    heap = settings_heap(settings)
-    heap.push("call-1", 2, 5.0, 1)
+    settings, heap = one_queued_call(tmp_path, redis_url, "cap")
     engine = HFEngine(HFEngineConfig(model_path=str(model)))  # never reached: the prompt fails first
     worker = EngineWorker(settings, engine, tokenizer, "tiny-llama")
     for delivery in range(1, MAX_DELIVERIES + 1):
@@ -53,7 +34,7 @@ def test_a_failure_other_than_the_engines_counts_toward_the_cap(tmp_path: Path, 
         assert item is not None and item.deliveries == delivery  # given back at once, not after its lease
         asyncio.run(worker._generate(_Serving(item)))
     assert heap.pop_lease(worker.consumer, 30.0) is None and "call-1" not in heap
-    with session_scope(url) as session:
+    with session_scope(settings.database_url) as session:
         incident = session.get(Incident, "call-1")
         assert incident is not None and incident.guidance_state == "failed"
         outcome = session.scalars(select(Outcome).where(Outcome.incident_id == "call-1")).one()
