@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from app.bench.intake import _wait_http
+from app.bench.intake import wait_http
 from app.intake.signatures import sign
 from app.local_redis import free_port
 
@@ -206,7 +206,7 @@ def run_hardening_checks() -> list[Check]:
                 [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
             )
         try:
-            _wait_http(port, timeout_s=180)
+            wait_http(port, timeout_s=180)
             base = f"http://127.0.0.1:{port}"
             return [*readyz_storm(base, token), *refusals(base, token), *sign_in(base)]
         finally:

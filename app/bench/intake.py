@@ -118,7 +118,7 @@ def run_intake_bench(messages: int = 1000, concurrency: int = 50, model_dir: Pat
             [sys.executable, "-m", "app.cli.main", "worker"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
         )
         try:
-            _wait_http(port)
+            wait_http(port)
             _warm_worker(port, database_url)
             _, base_latencies, base_elapsed = asyncio.run(_post_all(port, "unknown", texts, concurrency, "baseline"))
             starts, latencies, elapsed = asyncio.run(_post_all(port, "cad", texts, concurrency, "bench"))
@@ -147,7 +147,8 @@ def run_intake_bench(messages: int = 1000, concurrency: int = 50, model_dir: Pat
     )
 
 
-def _wait_http(port: int, timeout_s: float = 60) -> None:
+def wait_http(port: int, timeout_s: float = 60) -> None:
+    """Wait until the web app on `port` answers `/healthz` 200."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
