@@ -1,11 +1,13 @@
-"""Overload shedding in the product: waiting ESI 4-5 calls the queue would make miss their deadline get template
-guidance at once (the decision is `scheduler.shedding.plan_shedding`; the reconciler runs the sweep)."""
+"""Overload in the product: while a miss is projected ESI 2 goes strictly after ESI 1 (the heap's overload mode),
+and waiting ESI 4-5 calls the queue would make miss their deadline get template guidance at once (the decisions are
+`scheduler.shedding`'s; the reconciler runs the sweep)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, utcnow
@@ -16,7 +18,7 @@ from app.metrics import count_engine
 from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.redis_heap import HeapItem, RedisSemanticHeap
-from scheduler.shedding import ShedDecision, WaitingCall, plan_shedding
+from scheduler.shedding import ShedDecision, WaitingCall, overloaded, plan_shedding, projects_miss
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +42,18 @@ def engine_drain_rate(client: Any, prefix: str) -> float:
     return sum(rates) or FALLBACK_DRAIN_RATE
 
 
-def plan_for(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime) -> list[ShedDecision]:
-    """What `plan_shedding` would shed from the heap as it is now."""
-    options = settings.shedding_options
+@dataclass(frozen=True, slots=True)
+class QueueProjection:
+    """The heap as the overload sweep sees it: the waiting calls in queue order, the work in service, the rate."""
+
+    waiting: list[WaitingCall]
+    in_service_s: float
+    drain_rate: float
+
+
+def project(heap: RedisSemanticHeap, now: dt.datetime) -> QueueProjection:
+    """Read the heap and the engines' drain rates once."""
     waiting, leased = heap.snapshot()
-    if not any(options.may_shed(item.esi_level) for item in waiting):
-        return []
     now_us = now.timestamp() * 1_000_000
     calls = [
         WaitingCall(item.item_id, item.esi_level, item.est_remaining_s, max(0.0, (now_us - item.arrival_us) / 1e6))
@@ -54,18 +62,36 @@ def plan_for(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime) -> l
     # A leased call's estimate is its whole work: what it still owes is less, so the projection errs on the side
     # of shedding a little early rather than late.
     in_service_s = sum(item.est_remaining_s for item in leased)
-    rate = engine_drain_rate(heap.client, heap.prefix)
-    return plan_shedding(calls, in_service_s, rate, settings.policy_level_deadlines_s, options)
+    return QueueProjection(calls, in_service_s, engine_drain_rate(heap.client, heap.prefix))
+
+
+def update_overload_mode(settings: Settings, heap: RedisSemanticHeap, queue: QueueProjection, now: dt.datetime) -> bool:
+    """Enter the overload mode when a miss is projected (ESI 2 then goes strictly after ESI 1, `PolicyOptions.
+    when_overloaded`), leave it `overload_calm_s` after the last one; whether it holds now."""
+    missing = projects_miss(queue.waiting, queue.in_service_s, queue.drain_rate, settings.policy_level_deadlines_s)
+    now_s = now.timestamp()
+    last_miss_s = now_s if missing else heap.last_miss_s()
+    holds = overloaded(missing, last_miss_s, now_s, settings.overload_calm_s)
+    if heap.set_overloaded(holds, last_miss_s or now_s):
+        log.warning("overload mode %s", "on: ESI 2 served strictly after ESI 1" if holds else "off")
+    return holds
 
 
 def shed_overdue(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime | None = None) -> list[str]:
-    """Give template guidance to every waiting call `plan_shedding` picks; the ids shed. A call an engine worker
-    took meanwhile is left to it; a call whose database write fails goes back to the heap."""
-    if not settings.shedding_enabled:
+    """The reconciler's overload sweep: update the overload mode, then give template guidance to every waiting call
+    `plan_shedding` picks; the ids shed. A call an engine worker took meanwhile is left to it; a call whose
+    database write fails goes back to the heap."""
+    options = settings.policy_options
+    if not settings.shedding_enabled and options.when_overloaded() == options:
         return []
     now = now or utcnow()
+    queue = project(heap, now)
+    update_overload_mode(settings, heap, queue, now)
+    if not settings.shedding_enabled:
+        return []
     shed = []
-    for decision in plan_for(settings, heap, now):
+    deadlines_s, shedding = settings.policy_level_deadlines_s, settings.shedding_options
+    for decision in plan_shedding(queue.waiting, queue.in_service_s, queue.drain_rate, deadlines_s, shedding):
         item = heap.take_waiting(decision.call_id)
         if item is None:  # an engine worker took it, or it was overridden and re-keyed: not ours to shed
             continue

@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from app.redis_urls import RedisURL
 from scheduler.engines.base import ENGINE_NAMES
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
-from scheduler.shedding import SheddingOptions
+from scheduler.shedding import OVERLOAD_CALM_S, SheddingOptions
 
 DATA_DIR = Path.home() / ".local" / "share" / "triage-dispatch"
 DEFAULT_LLM = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     policy_max_deferred_steps: int = _POLICY_DEFAULTS.max_deferred_steps
     policy_held_prefill_share: float = _POLICY_DEFAULTS.held_prefill_share
     policy_strict_max_level: int = _POLICY_DEFAULTS.strict_max_level
+    policy_overload_strict_max_level: int = _POLICY_DEFAULTS.overload_strict_max_level
+    overload_calm_s: float = Field(default=OVERLOAD_CALM_S, gt=0)
+    """The overload mode holds this long after the last projected miss."""
     # Overload: a waiting call of ESI `shed_min_level`..5 that the queue would make miss its level's deadline gets
     # template guidance at once (`scheduler.shedding`, `app.overload`); ESI 1-2 are never shed.
     shedding_enabled: bool = True
@@ -177,6 +180,7 @@ class Settings(BaseSettings):
             max_deferred_steps=self.policy_max_deferred_steps,
             held_prefill_share=self.policy_held_prefill_share,
             strict_max_level=self.policy_strict_max_level,
+            overload_strict_max_level=self.policy_overload_strict_max_level,
         )
 
     @property

@@ -113,6 +113,7 @@ class Scheduler:
         self._finished = 0
         # Baselines run without the semantic options: no pins, no aging, no reserved KV.
         self.options = config.options if self.policy.semantic_options else _NO_OPTIONS
+        self.overloaded = False
         capacity = config.capacity_blocks
         self._unreserved_blocks = capacity - int(capacity * self.options.reserved_kv_share)
 
@@ -216,6 +217,20 @@ class Scheduler:
         request.esi_level = esi_level
         request.clock_start_s = now_s
         self._rekey(request)
+
+    def set_overloaded(self, overloaded: bool) -> bool:
+        """Enter or leave the overload mode (`PolicyOptions.when_overloaded`; baselines have none): every live
+        request is re-keyed when the options change. Whether they did."""
+        if overloaded == self.overloaded or not self.policy.semantic_options:
+            return False
+        self.overloaded = overloaded
+        options = self.config.options.when_overloaded() if overloaded else self.config.options
+        if options == self.options:
+            return False
+        self.options = options
+        for request in list(self.requests.values()):
+            self._rekey(request)
+        return True
 
     def _live(self, request_id: str) -> Request:
         try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from scheduler.indexed_heap import SortKey
@@ -99,6 +99,9 @@ class PolicyOptions:
     strict_max_level: int = 1
     """`semantic`: ESI 1..this level go strictly by level before every other request (1: ESI 1 only; 2: ESI 2 too,
     which keeps ESI 2 at its limit under overload at a cost to ESI 3-5: `bench overload`, docs/reliability.md)."""
+    overload_strict_max_level: int = 2
+    """`semantic`: the `strict_max_level` that holds while the queue is overloaded (`when_overloaded`): some waiting
+    ESI 3-5 call is projected to miss its deadline (`scheduler.shedding.projects_miss`). 1 turns the mode off."""
 
     def __post_init__(self) -> None:
         if self.limited_preemption is not None and not 0 < self.limited_preemption <= 1:
@@ -117,8 +120,13 @@ class PolicyOptions:
             raise ValueError("level_deadlines_s needs five positive deadlines (or None)")
         if self.deadline_window_s < 0 or self.max_deferred_steps < 0 or not 0 <= self.held_prefill_share <= 1:
             raise ValueError("deadline_window_s and max_deferred_steps must be >= 0, held_prefill_share in [0, 1]")
-        if self.strict_max_level not in (1, 2):
-            raise ValueError("strict_max_level must be 1 or 2")
+        if self.strict_max_level not in (1, 2) or self.overload_strict_max_level not in (1, 2):
+            raise ValueError("strict_max_level and overload_strict_max_level must be 1 or 2")
+
+    def when_overloaded(self) -> PolicyOptions:
+        """The options that hold while the queue is overloaded: ESI 1..`overload_strict_max_level` strictly first."""
+        strict = max(self.strict_max_level, self.overload_strict_max_level)
+        return self if strict == self.strict_max_level else replace(self, strict_max_level=strict)
 
 
 @dataclass(frozen=True, slots=True)

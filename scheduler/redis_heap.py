@@ -4,9 +4,10 @@ Keys (under a prefix): `queue`, a sorted set of waiting items scored by the poli
 (`scheduler.policy.encode_priority`, the same integer vLLM's `priority` carries; its last digit is the ESI level),
 members `"<arrival µs, 20 digits>|<id>"` so equal scores go by arrival; `leases`, a sorted set of
 leased ids scored by lease expiry (Redis server time, ms); `items`, a hash id -> JSON (level, estimate, arrival,
-score, member, consumer, deliveries). Every operation that touches more than one key is one Lua script, so a
-crashed client leaves no half-done state, and expired leases go back to the queue (at their current key) before
-every pop: a consumer that dies loses nothing.
+score, the score while overloaded, member, consumer, deliveries); `overload`, present while the queue is
+overloaded (`set_overloaded`: waiting items are then scored by `PolicyOptions.when_overloaded`). Every operation
+that touches more than one key is one Lua script, so a crashed client leaves no half-done state, and expired leases
+go back to the queue (at their current key) before every pop: a consumer that dies loses nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +27,16 @@ local function now_ms()
 end
 """
 
+_SCORE = """
+local function score_for(item)
+  if item.overload_score and redis.call('EXISTS', KEYS[4]) == 1 then return item.overload_score end
+  return item.score
+end
+"""
+
 _REQUEUE_EXPIRED = (
     _NOW
+    + _SCORE
     + """
 local function requeue_expired(queue, leases, items, now)
   local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
@@ -38,7 +47,7 @@ local function requeue_expired(queue, leases, items, now)
       local item = cjson.decode(raw)
       item.consumer = ''
       redis.call('HSET', items, id, cjson.encode(item))
-      redis.call('ZADD', queue, item.score, item.member)
+      redis.call('ZADD', queue, score_for(item), item.member)
     end
   end
   return #expired
@@ -46,19 +55,23 @@ end
 """
 )
 
-_PUSH = """
--- KEYS: queue, leases, items; ARGV: id, json item. Returns 1 if added, 0 if the id is already waiting or leased.
+_PUSH = (
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload; ARGV: id, json item. Returns 1 if added, 0 if the id is already waiting or
+-- leased.
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
 local item = cjson.decode(ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[1], item.score, item.member)
+redis.call('ZADD', KEYS[1], score_for(item), item.member)
 return 1
 """
+)
 
 _PUSH_LEASED = (
     _NOW
     + """
--- KEYS: queue, leases, items; ARGV: id, json item (consumer set), lease ms. Re-creates an item under a lease
+-- KEYS: queue, leases, items, overload; ARGV: id, json item (consumer set), lease ms. Re-creates an item under a lease
 -- (a consumer still serving it after Redis lost it); 0 if the id is already known.
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
@@ -70,7 +83,7 @@ return 1
 _POP_LEASE = (
     _REQUEUE_EXPIRED
     + """
--- KEYS: queue, leases, items; ARGV: lease ms, consumer, max level (0 = any). Returns the item JSON or nil.
+-- KEYS: queue, leases, items, overload; ARGV: lease ms, consumer, max level (0 = any). Returns the item JSON or nil.
 local now = now_ms()
 requeue_expired(KEYS[1], KEYS[2], KEYS[3], now)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -94,7 +107,7 @@ return encoded
 _REQUEUE = (
     _REQUEUE_EXPIRED
     + """
--- KEYS: queue, leases, items. Returns how many expired leases went back to the queue.
+-- KEYS: queue, leases, items, overload. Returns how many expired leases went back to the queue.
 return requeue_expired(KEYS[1], KEYS[2], KEYS[3], now_ms())
 """
 )
@@ -108,7 +121,8 @@ if item.consumer ~= ARGV[2] or not redis.call('ZSCORE', KEYS[2], ARGV[1]) then r
 
 _ACK = (
     """
--- KEYS: queue, leases, items; ARGV: id, consumer. Removes a leased item for good; 0 if not leased by this consumer.
+-- KEYS: queue, leases, items, overload; ARGV: id, consumer. Removes a leased item for good; 0 if not leased by
+-- this consumer.
 local function run()
 """
     + _OWNED
@@ -124,7 +138,7 @@ return run() or 0
 _RENEW = (
     _NOW
     + """
--- KEYS: queue, leases, items; ARGV: id, consumer, lease ms. 0 if the lease is no longer this consumer's.
+-- KEYS: queue, leases, items, overload; ARGV: id, consumer, lease ms. 0 if the lease is no longer this consumer's.
 local function run()
 """
     + _OWNED
@@ -137,9 +151,10 @@ return run() or 0
 )
 
 _RELEASE = (
-    """
--- KEYS: queue, leases, items; ARGV: id, consumer, uncount (1: this delivery does not count). Puts a leased item
--- back in the queue at once.
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload; ARGV: id, consumer, uncount (1: this delivery does not count). Puts a
+-- leased item back in the queue at once.
 local function run()
 """
     + _OWNED
@@ -148,31 +163,53 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 item.consumer = ''
 if ARGV[3] == '1' and (item.deliveries or 0) > 0 then item.deliveries = item.deliveries - 1 end
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
-redis.call('ZADD', KEYS[1], item.score, item.member)
+redis.call('ZADD', KEYS[1], score_for(item), item.member)
 return 1
 end
 return run() or 0
 """
 )
 
-_OVERRIDE = """
--- KEYS: queue, leases, items; ARGV: id, level, score. Returns 'waiting', 'leased' or 'absent'.
+_OVERRIDE = (
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload; ARGV: id, level, score, overload score. Returns 'waiting', 'leased' or
+-- 'absent'.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 'absent' end
 local item = cjson.decode(raw)
 local waiting = redis.call('ZREM', KEYS[1], item.member) == 1
 item.esi_level = tonumber(ARGV[2])
 item.score = ARGV[3]
+item.overload_score = ARGV[4]
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
 if waiting then
-  redis.call('ZADD', KEYS[1], item.score, item.member)
+  redis.call('ZADD', KEYS[1], score_for(item), item.member)
   return 'waiting'
 end
 return 'leased'
 """
+)
+
+_SET_OVERLOADED = (
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload; ARGV: '1' (overloaded, and since when) or '0', the last projected miss.
+-- Returns 1 if the mode changed (every waiting item then re-scored), else 0.
+local was = redis.call('EXISTS', KEYS[4]) == 1
+local now = ARGV[1] == '1'
+if now then redis.call('SET', KEYS[4], ARGV[2]) else redis.call('DEL', KEYS[4]) end
+if was == now then return 0 end
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local raw = redis.call('HGET', KEYS[3], string.sub(member, 22))
+  if raw then redis.call('ZADD', KEYS[1], score_for(cjson.decode(raw)), member) end
+end
+return 1
+"""
+)
 
 _REMOVE = """
--- KEYS: queue, leases, items; ARGV: id. Returns 1 if it was there.
+-- KEYS: queue, leases, items, overload; ARGV: id. Returns 1 if it was there.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 0 end
 local item = cjson.decode(raw)
@@ -183,7 +220,8 @@ return 1
 """
 
 _TAKE_WAITING = """
--- KEYS: queue, leases, items; ARGV: id. Removes the item only if it is waiting (not leased): its JSON, else false.
+-- KEYS: queue, leases, items, overload; ARGV: id. Removes the item only if it is waiting (not leased): its JSON,
+-- else false.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return false end
 local item = cjson.decode(raw)
@@ -242,7 +280,7 @@ class RedisSemanticHeap:
         self.prefix = prefix
         self.policy = get_policy(policy).name
         self.options = options or PolicyOptions()
-        self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items"]
+        self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items", f"{prefix}:heap:overload"]
         self._push = client.register_script(_PUSH)
         self._pop = client.register_script(_POP_LEASE)
         self._push_leased = client.register_script(_PUSH_LEASED)
@@ -253,6 +291,7 @@ class RedisSemanticHeap:
         self._override = client.register_script(_OVERRIDE)
         self._remove = client.register_script(_REMOVE)
         self._take_waiting = client.register_script(_TAKE_WAITING)
+        self._set_overloaded = client.register_script(_SET_OVERLOADED)
 
     def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
         """Queue an item; False (and no change) if it is already waiting or leased."""
@@ -273,18 +312,36 @@ class RedisSemanticHeap:
             raise ValueError("item ids may not contain '|'")
         if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
             raise ValueError("arrival_us out of range")
-        score = score_of(esi_level, est_remaining_s, self.policy, self.options)
+        score, overload_score = self._scores(esi_level, est_remaining_s)
         item = {
             "id": item_id,
             "esi_level": esi_level,
             "est_remaining_s": est_remaining_s,
             "arrival_us": str(arrival_us),  # cjson keeps 14 significant digits of a number: a string keeps all
             "score": str(score),
+            "overload_score": str(overload_score),
             "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{item_id}",
             "deliveries": 0,
             "consumer": "",
         }
         return item
+
+    def _scores(self, esi_level: int, est_remaining_s: float) -> tuple[int, int]:
+        """The item's score as the policy keys it, and while the queue is overloaded (`when_overloaded`)."""
+        return (
+            score_of(esi_level, est_remaining_s, self.policy, self.options),
+            score_of(esi_level, est_remaining_s, self.policy, self.options.when_overloaded()),
+        )
+
+    def set_overloaded(self, overloaded: bool, last_miss_s: float = 0.0) -> bool:
+        """Enter (recording `last_miss_s`, epoch seconds) or leave the overload mode; every waiting item is
+        re-scored when the mode changes, atomically. Whether it changed."""
+        return bool(self._set_overloaded(keys=self.keys, args=["1" if overloaded else "0", repr(last_miss_s)]))
+
+    def last_miss_s(self) -> float | None:
+        """When the overload mode last saw a projected miss (epoch seconds); None when the mode is off."""
+        raw = self.client.get(self.keys[3])
+        return float(raw) if raw is not None else None
 
     def pop_lease(self, consumer: str, lease_s: float, max_level: int = 0) -> HeapItem | None:
         """Take the most urgent waiting item under a lease (None if none, or if the most urgent is less urgent
@@ -315,8 +372,8 @@ class RedisSemanticHeap:
         if current is None:
             return "absent"
         estimate = current.est_remaining_s if est_remaining_s is None else est_remaining_s
-        score = score_of(esi_level, estimate, self.policy, self.options)
-        result = self._override(keys=self.keys, args=[item_id, esi_level, score])
+        score, overload_score = self._scores(esi_level, estimate)
+        result = self._override(keys=self.keys, args=[item_id, esi_level, score, overload_score])
         return result.decode() if isinstance(result, bytes) else str(result)
 
     def remove(self, item_id: str) -> bool:

@@ -9,6 +9,10 @@ of every call ordered before it and its own (`est_remaining_s`, the same estimat
 measured drain rate. A call of a shed level whose time waited plus that projection passes its level's deadline is
 shed (it gets template guidance at once); the work it would have needed then no longer delays the calls behind it.
 ESI 1-2 are never shed, whatever the options say.
+
+The same projection says when the queue is overloaded (`projects_miss`: some ESI 3-5 call would miss its
+deadline); while it is, and `OVERLOAD_CALM_S` after, the policy serves ESI 2 strictly after ESI 1
+(`PolicyOptions.when_overloaded`), so short ESI 3 calls no longer go ahead of ESI 2.
 """
 
 from __future__ import annotations
@@ -87,6 +91,24 @@ def plan_shedding(
             shed.append(ShedDecision(call.call_id, call.esi_level, projected, deadline))
             ahead_s -= call.est_remaining_s  # shed: its work no longer delays the calls behind it
     return shed
+
+
+def projects_miss(
+    waiting: Sequence[WaitingCall], in_service_s: float, drain_rate: float, deadlines_s: Sequence[float | None]
+) -> bool:
+    """Whether some waiting ESI 3-5 call, in queue order, is projected to miss its deadline (the queue is
+    overloaded), whatever the shedding options: the signal for the policy's overload mode."""
+    everyone = SheddingOptions(enabled=True, min_level=NEVER_SHED_BELOW)
+    return bool(plan_shedding(waiting, in_service_s, drain_rate, deadlines_s, everyone))
+
+
+OVERLOAD_CALM_S = 30.0
+"""Overload mode holds until this long has passed without a projected miss, so it does not flap at the edge."""
+
+
+def overloaded(projected_miss: bool, last_miss_s: float | None, now_s: float, calm_s: float = OVERLOAD_CALM_S) -> bool:
+    """Whether the overload mode holds at `now_s`: a miss is projected now, or was less than `calm_s` ago."""
+    return projected_miss or (last_miss_s is not None and now_s - last_miss_s < calm_s)
 
 
 class DrainMeter:

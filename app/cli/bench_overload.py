@@ -68,7 +68,7 @@ def _print(result: OverloadResult) -> None:
         ),
         title_justify="left",
     )
-    table.add_column("run")
+    table.add_column("run", no_wrap=True)
     for level in URGENT:
         table.add_column(f"TTFT p99 ESI {level} (s)", justify="right")
     for level in ESI_LEVELS:
@@ -87,6 +87,7 @@ def _print(result: OverloadResult) -> None:
     _out.print(
         f"ESI 1-2 TTFT p99: shedding / no shedding = {_cell(data['urgent_ttft_p99_shedding_vs_no_shedding'], '.2f')}x; "
         f"shedding / limit = {_cell(data['urgent_ttft_p99_shedding_vs_limit'], '.2f')}x; "
+        f"without the overload mode / limit = {_cell(data['urgent_ttft_p99_without_overload_mode_vs_limit'], '.2f')}x; "
         f"strict ESI 2 / limit = {_cell(data['urgent_ttft_p99_strict_esi2_vs_limit'], '.2f')}x "
         "(in time: guidance finished within the level's deadline; ESI 1 has none)"
     )

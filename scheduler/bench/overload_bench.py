@@ -13,17 +13,18 @@ from typing import Any
 from scheduler.config import SchedulerConfig
 from scheduler.cost_model import get_profile
 from scheduler.policy import ESI_LEVELS, PolicyOptions
-from scheduler.shedding import SheddingOptions
+from scheduler.shedding import OVERLOAD_CALM_S, SheddingOptions
 from scheduler.sim.experiments import DEFAULT_KV_CAPACITY_TOKENS
 from scheduler.sim.metrics import Outcome, percentile
 from scheduler.sim.predictors import PredictorSpec, predict
 from scheduler.sim.simulator import SimShedding, run_requests
 from scheduler.sim.workload import SimRequest
 
-RUNS = ("shedding", "no-shedding", "shedding-strict-esi2", "limit")
-"""Semantic with template guidance for ESI 4-5 that would miss their deadline; semantic without it; shedding with
-ESI 2 served strictly after ESI 1 (`PolicyOptions.strict_max_level` 2); the ESI 1-2 calls alone under semantic
-(their limit)."""
+RUNS = ("shedding", "shedding-without-overload-mode", "no-shedding", "shedding-strict-esi2", "limit")
+"""The product's default: template guidance for ESI 4-5 that would miss their deadline, and ESI 2 strictly after
+ESI 1 while a miss is projected (`PolicyOptions.overload_strict_max_level`); shedding alone, without the overload
+mode; semantic with neither; shedding with ESI 2 always strict (`strict_max_level` 2); the ESI 1-2 calls alone
+under semantic (their limit)."""
 KTAS_LEVEL_MIX = (0.02, 0.17, 0.38, 0.36, 0.07)
 """The share of each level among the 1267 KTAS records in ../shared/data (experts' levels, rounded)."""
 URGENT = (1, 2)
@@ -74,12 +75,14 @@ class OverloadSpec:
     def deadlines_s(self) -> tuple[float | None, ...]:
         return tuple(None if d is None else d * self.time_scale for d in PolicyOptions().level_deadlines_s)
 
-    def config(self, strict_max_level: int = 1) -> SchedulerConfig:
+    def config(self, strict_max_level: int = 1, overload_strict_max_level: int = 2) -> SchedulerConfig:
         return SchedulerConfig(
             kv_capacity_tokens=DEFAULT_KV_CAPACITY_TOKENS.get(self.profile, 37_728),
             max_batch_size=self.batch_size,
             mixed_steps=True,
-            options=dataclasses.replace(self.options(), strict_max_level=strict_max_level),
+            options=dataclasses.replace(
+                self.options(), strict_max_level=strict_max_level, overload_strict_max_level=overload_strict_max_level
+            ),
         )
 
 
@@ -197,7 +200,7 @@ class OverloadResult:
         return max(self.runs[run][level].ttft_p99_s for level in URGENT)
 
     def to_json(self) -> dict[str, Any]:
-        shed, kept, strict, limit = (self.urgent_ttft_p99_s(run) for run in RUNS)
+        shed, alone, kept, strict, limit = (self.urgent_ttft_p99_s(run) for run in RUNS)
         return {
             "spec": dataclasses.asdict(self.spec),
             "capacity_calls_per_s": self.capacity_per_s,
@@ -206,16 +209,19 @@ class OverloadResult:
             "urgent_ttft_p99_s": {run: self.urgent_ttft_p99_s(run) for run in RUNS},
             "urgent_ttft_p99_shedding_vs_no_shedding": shed / kept if kept > 0 else None,
             "urgent_ttft_p99_shedding_vs_limit": shed / limit if limit > 0 else None,
+            "urgent_ttft_p99_without_overload_mode_vs_limit": alone / limit if limit > 0 else None,
             "urgent_ttft_p99_strict_esi2_vs_limit": strict / limit if limit > 0 else None,
         }
 
 
 def run_overload(spec: OverloadSpec) -> OverloadResult:
-    """Measure capacity, then run every seed's calls with shedding, without, and the ESI 1-2 calls alone."""
+    """Measure capacity, then run every seed's calls in each of `RUNS`."""
     capacity = sum(measure_capacity(spec, seed) for seed in _seeds(spec)) / spec.repeats
     rate = spec.load * capacity
-    config, strict, cost_model = spec.config(), spec.config(strict_max_level=2), get_profile(spec.profile)
-    shedding = SimShedding(SheddingOptions(), spec.deadlines_s(), spec.sweep_interval_s)
+    config, cost_model = spec.config(), get_profile(spec.profile)
+    no_mode, strict = spec.config(overload_strict_max_level=1), spec.config(strict_max_level=2)
+    calm_s = OVERLOAD_CALM_S * spec.time_scale
+    shedding = SimShedding(SheddingOptions(), spec.deadlines_s(), spec.sweep_interval_s, calm_s=calm_s)
     per_run: dict[str, list[dict[int, LevelFigures]]] = {run: [] for run in RUNS}
     for seed in _seeds(spec):
         calls = draw_calls(spec, seed, rate)
@@ -223,6 +229,7 @@ def run_overload(spec: OverloadSpec) -> OverloadResult:
         urgent = [i for i, call in enumerate(calls) if call.esi_level in URGENT]
         workloads = {
             "shedding": (calls, predictions, shedding, config),
+            "shedding-without-overload-mode": (calls, predictions, shedding, no_mode),
             "no-shedding": (calls, predictions, None, config),
             "shedding-strict-esi2": (calls, predictions, shedding, strict),
             "limit": ([calls[i] for i in urgent], [predictions[i] for i in urgent], None, config),

@@ -11,7 +11,15 @@ from scheduler.cost_model import CostModel
 from scheduler.plan import StepPlan
 from scheduler.policy import Policy
 from scheduler.request import Request
-from scheduler.shedding import DrainMeter, SheddingOptions, WaitingCall, plan_shedding
+from scheduler.shedding import (
+    OVERLOAD_CALM_S,
+    DrainMeter,
+    SheddingOptions,
+    WaitingCall,
+    overloaded,
+    plan_shedding,
+    projects_miss,
+)
 from scheduler.sim.metrics import Outcome, PolicySummary, summarize
 from scheduler.sim.predictors import Prediction
 from scheduler.sim.workload import SimRequest
@@ -97,6 +105,8 @@ class SimShedding:
     sweep_interval_s: float = 2.0
     fallback_drain_rate: float = 1.0
     """The drain rate until the meter has measured one (the product assumes the same per engine)."""
+    calm_s: float = OVERLOAD_CALM_S
+    """The overload mode holds this long after the last projected miss (`scheduler.shedding.overloaded`)."""
 
 
 @dataclass(slots=True)
@@ -121,18 +131,20 @@ def simulate(
     return summarize(run.outcomes, evictions=stats.evictions, preemptions=stats.preemptions, steps=stats.steps)
 
 
-def _shed(
+def _sweep(
     scheduler: Scheduler, shedding: SimShedding, meter: DrainMeter, started: set[str], now_s: float
-) -> list[Request]:
-    """Take the waiting requests `plan_shedding` picks out of the scheduler (they get template guidance). A request
-    the engine has started is in service, as a leased incident is in the product: never shed."""
+) -> tuple[list[Request], bool]:
+    """The product's reconciler sweep: take the waiting requests `plan_shedding` picks out of the scheduler (they
+    get template guidance), and whether a miss is projected (`projects_miss`, before shedding). A request the engine
+    has started is in service, as a leased incident is in the product: never shed."""
     live = scheduler.requests
     waiting = sorted((live[rid] for rid in scheduler.waiting_ids() if rid not in started), key=scheduler.order_key)
     calls = [WaitingCall(r.request_id, r.esi_level, scheduler.est_remaining_s(r), now_s - r.arrival_s) for r in waiting]
     in_service_s = sum(scheduler.est_remaining_s(live[rid]) for rid in started if rid in live)
     rate = meter.rate() or shedding.fallback_drain_rate
+    missing = projects_miss(calls, in_service_s, rate, shedding.deadlines_s)
     decisions = plan_shedding(calls, in_service_s, rate, shedding.deadlines_s, shedding.options)
-    return [scheduler.abort(decision.call_id) for decision in decisions]
+    return [scheduler.abort(decision.call_id) for decision in decisions], missing
 
 
 def run_requests(
@@ -157,6 +169,7 @@ def run_requests(
     started: set[str] = set()
     now_s = 0.0
     next_sweep_s = 0.0
+    last_miss_s: float | None = None
     next_index = 0
     for _ in range(max_steps):
         before = next_index
@@ -167,7 +180,10 @@ def run_requests(
             est_at_arrival[request_id] = scheduler.est_remaining_s(scheduler.requests[request_id])
         if shedding is not None and now_s >= next_sweep_s:
             next_sweep_s = now_s + shedding.sweep_interval_s
-            for shed in _shed(scheduler, shedding, meter, started, now_s):
+            shed_requests, missing = _sweep(scheduler, shedding, meter, started, now_s)
+            last_miss_s = now_s if missing else last_miss_s
+            scheduler.set_overloaded(overloaded(missing, last_miss_s, now_s, shedding.calm_s))
+            for shed in shed_requests:
                 true_request = truth[shed.request_id]
                 outcomes.append(
                     Outcome(shed.request_id, true_request.esi_level, true_request.arrival_s, now_s, now_s, 1, True)

@@ -142,7 +142,13 @@ def test_bench_overload_json_compares_shedding_with_none_and_the_limit() -> None
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert list(data["runs"]) == ["shedding", "no-shedding", "shedding-strict-esi2", "limit"]
+    assert list(data["runs"]) == [
+        "shedding",
+        "shedding-without-overload-mode",
+        "no-shedding",
+        "shedding-strict-esi2",
+        "limit",
+    ]
     assert data["arrival_calls_per_s"] == pytest.approx(3 * data["capacity_calls_per_s"])
     assert [data["runs"]["shedding"][str(level)]["shed"] for level in (1, 2, 3)] == [0, 0, 0]
     assert data["runs"]["limit"]["1"]["within_deadline"] is None  # ESI 1 has no deadline

@@ -75,7 +75,8 @@ def test_the_sweep_gives_template_guidance_to_the_esi_4_and_5_calls_that_would_m
     # The heap's order (weighted remaining work): serious 75, urgent 100, ankle 200, refill 250.
     assert heap.waiting_ids() == ["serious", "urgent", "ankle", "refill"]
     assert shed_overdue(settings, heap, now=NOW) == ["ankle"]
-    assert heap.waiting_ids() == ["serious", "urgent", "refill"]
+    # ankle's projected miss also turned the overload mode on: ESI 2 now goes strictly first.
+    assert heap.waiting_ids() == ["urgent", "serious", "refill"]
     with session_scope(settings.database_url) as session:
         incident = session.get(Incident, "ankle")
         guidance = session.get(Guidance, "ankle")
@@ -156,3 +157,37 @@ def test_shedding_off_sheds_nothing(setup: tuple[Settings, RedisSemanticHeap]) -
     queue(settings, heap, "ankle", 4, 5000.0, 0, "I twisted my ankle")
     assert shed_overdue(settings.model_copy(update={"shedding_enabled": False}), heap, now=NOW) == []
     assert heap.waiting_ids() == ["ankle"]
+
+
+def test_a_projected_miss_turns_the_overload_mode_on_until_calm_for_overload_calm_s(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    settings, heap = setup
+    settings = settings.model_copy(update={"shedding_enabled": False, "overload_calm_s": 30.0})
+    beat(heap, "engine-a", 1.0)
+    queue(settings, heap, "urgent", 2, 400.0, 0, "Chest pain and sweating")  # 400 / 4 = 100
+    queue(settings, heap, "serious", 3, 190.0, 0, "Abdominal pain since this morning")  # 95: first; 190 > 180
+    assert heap.waiting_ids() == ["serious", "urgent"]
+    assert shed_overdue(settings, heap, now=NOW) == []  # nothing shed, but a miss is projected
+    assert heap.waiting_ids() == ["urgent", "serious"] and heap.last_miss_s() == NOW.timestamp()
+    for served in ("urgent", "serious"):  # served meanwhile: no miss projected any more
+        assert heap.take_waiting(served) is not None
+    queue(settings, heap, "urgent-2", 2, 40.0, 0, "Chest pain")  # 40 / 4 = 10
+    queue(settings, heap, "serious-2", 3, 10.0, 0, "Abdominal pain")  # 10 / 2 = 5, but ESI 2 goes first now
+    assert heap.waiting_ids() == ["urgent-2", "serious-2"]
+    shed_overdue(settings, heap, now=NOW + dt.timedelta(seconds=29))
+    assert heap.last_miss_s() == NOW.timestamp()  # still on: calm for 29 s only
+    shed_overdue(settings, heap, now=NOW + dt.timedelta(seconds=30))
+    assert heap.last_miss_s() is None
+    assert heap.waiting_ids() == ["serious-2", "urgent-2"]  # weighted again: 5 before 10
+
+
+def test_without_shedding_or_an_overload_level_the_sweep_reads_nothing(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    settings, heap = setup
+    settings = settings.model_copy(update={"shedding_enabled": False, "policy_overload_strict_max_level": 1})
+    queue(settings, heap, "urgent", 2, 400.0, 0, "Chest pain and sweating")
+    queue(settings, heap, "serious", 3, 900.0, 0, "Abdominal pain since this morning")
+    assert shed_overdue(settings, heap, now=NOW) == []
+    assert heap.last_miss_s() is None and heap.waiting_ids() == ["urgent", "serious"]

@@ -73,8 +73,12 @@ def test_a_policy_option_out_of_range_is_refused_with_its_name() -> None:
         Settings(policy_level_weights=(1.0, 4.0, 0.0, 1.0, 1.0))
     with pytest.raises(ValidationError, match="scheduling_policy"):
         Settings(scheduling_policy="lottery")  # type: ignore[arg-type]
-    with pytest.raises(ValidationError, match=r"TRIAGE_POLICY_\*: strict_max_level must be 1 or 2"):
+    with pytest.raises(ValidationError, match=r"TRIAGE_POLICY_\*: strict_max_level and overload_strict_max_level"):
         Settings(policy_strict_max_level=3)
+    with pytest.raises(ValidationError, match=r"TRIAGE_POLICY_\*: strict_max_level and overload_strict_max_level"):
+        Settings(policy_overload_strict_max_level=0)
+    with pytest.raises(ValidationError, match="overload_calm_s"):
+        Settings(overload_calm_s=0)
 
 
 def test_overload_shedding_comes_from_triage_variables_and_never_reaches_esi_1_2(
@@ -87,6 +91,10 @@ def test_overload_shedding_comes_from_triage_variables_and_never_reaches_esi_1_2
     settings = Settings()
     assert (settings.shedding_options.enabled, settings.shedding_options.min_level) == (False, 5)
     assert settings.policy_options.strict_max_level == 2
+    assert (Settings().policy_options.overload_strict_max_level, Settings().overload_calm_s) == (2, 30.0)
+    monkeypatch.setenv("TRIAGE_POLICY_OVERLOAD_STRICT_MAX_LEVEL", "1")
+    monkeypatch.setenv("TRIAGE_OVERLOAD_CALM_S", "60")
+    assert (Settings().policy_options.overload_strict_max_level, Settings().overload_calm_s) == (1, 60.0)
     monkeypatch.setenv("TRIAGE_SHED_MIN_LEVEL", "2")
     with pytest.raises(ValidationError, match=r"TRIAGE_SHED_MIN_LEVEL: min_level must be within 3..5"):
         Settings()

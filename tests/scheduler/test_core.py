@@ -290,3 +290,23 @@ def test_stats_count_waiting_per_level_and_evictions() -> None:
     assert stats.waiting_per_level == {1: 0, 2: 0, 3: 1, 4: 0, 5: 1}
     assert stats.evictions == {"offload": 1, "recompute": 0, "partial": 0}
     assert (stats.running, stats.kv_used_tokens, stats.steps) == (1, 20, 2)
+
+
+def test_the_overload_mode_serves_esi_2_strictly_first_and_leaving_it_restores_the_weighted_order() -> None:
+    scheduler = make_scheduler("semantic", max_batch_size=1, deadline_window_s=0.0)
+    scheduler.add_request(make_request("chest-pain-long", esi_level=2, predicted_output_tokens=100))  # 1.01 s / 4
+    scheduler.add_request(make_request("abdominal-short", esi_level=3, predicted_output_tokens=10))  # 0.11 s / 2
+    assert run_step(scheduler) == ["abdominal-short"]
+    assert scheduler.set_overloaded(True) is True
+    assert scheduler.options.strict_max_level == 2
+    assert run_step(scheduler) == ["chest-pain-long"]  # the waiting ESI 2 displaces the running ESI 3
+    assert scheduler.set_overloaded(True) is False  # already on: nothing re-keyed
+    assert scheduler.set_overloaded(False) is True
+    assert run_step(scheduler) == ["abdominal-short"]
+
+
+def test_without_an_overload_level_or_for_a_baseline_the_mode_changes_nothing() -> None:
+    assert make_scheduler("semantic", overload_strict_max_level=1).set_overloaded(True) is False
+    assert make_scheduler("semantic", strict_max_level=2).set_overloaded(True) is False
+    fcfs = make_scheduler("fcfs")
+    assert fcfs.set_overloaded(True) is False and fcfs.overloaded is False

@@ -185,3 +185,38 @@ def test_a_release_uncounted_gives_the_delivery_back(heap: RedisSemanticHeap) ->
     assert heap.release("a", "engine")
     third = heap.pop_lease("engine", 60.0)
     assert third is not None and third.deliveries == 2
+
+
+def test_the_overload_mode_rescores_the_waiting_and_scores_new_and_released_items_by_it(
+    heap: RedisSemanticHeap,
+) -> None:
+    heap.push("chest-pain-long", 2, 400.0, 1)  # 400 / 4 = 100
+    heap.push("abdominal-short", 3, 100.0, 2)  # 100 / 2 = 50
+    assert heap.waiting_ids() == ["abdominal-short", "chest-pain-long"]
+    assert heap.last_miss_s() is None
+    assert heap.set_overloaded(True, 1000.5) is True
+    assert heap.waiting_ids() == ["chest-pain-long", "abdominal-short"]
+    assert heap.last_miss_s() == 1000.5
+    assert heap.set_overloaded(True, 1002.5) is False and heap.last_miss_s() == 1002.5  # still on: no re-score
+    heap.push("breathing-long", 2, 800.0, 3)  # pushed during the mode: by its overload score
+    assert heap.waiting_ids() == ["chest-pain-long", "breathing-long", "abdominal-short"]
+    leased = heap.pop_lease("w", 60)
+    assert leased is not None and leased.item_id == "chest-pain-long"
+    assert heap.override("abdominal-short", 2) == "waiting"  # 100 s at ESI 2 now, strictly before 800 s
+    assert heap.waiting_ids() == ["abdominal-short", "breathing-long"]
+    assert heap.set_overloaded(False) is True and heap.last_miss_s() is None
+    assert heap.release("chest-pain-long", "w") is True  # back by its weighted score: 100 after 25, before 200
+    assert heap.waiting_ids() == ["abdominal-short", "chest-pain-long", "breathing-long"]
+    assert heap.peek_level() == 2
+
+
+def test_an_item_queued_before_the_overload_score_existed_keeps_its_score(heap: RedisSemanticHeap) -> None:
+    heap.client.hset(
+        heap.keys[2],
+        "old",
+        '{"id": "old", "esi_level": 3, "est_remaining_s": 1.0, "arrival_us": "1", '
+        f'"score": "{score_of(3, 1.0)}", "member": "{1:020d}|old", "deliveries": 0, "consumer": ""}}',
+    )
+    heap.client.zadd(heap.keys[0], {f"{1:020d}|old": score_of(3, 1.0)})
+    assert heap.set_overloaded(True, 1.0) is True
+    assert heap.client.zscore(heap.keys[0], f"{1:020d}|old") == score_of(3, 1.0)

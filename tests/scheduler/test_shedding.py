@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.shedding import DrainMeter, ShedDecision, SheddingOptions, WaitingCall, plan_shedding
+from scheduler.shedding import (
+    OVERLOAD_CALM_S,
+    DrainMeter,
+    ShedDecision,
+    SheddingOptions,
+    WaitingCall,
+    overloaded,
+    plan_shedding,
+    projects_miss,
+)
 
 DEADLINES = (None, 60.0, 180.0, 600.0, 1200.0)
 
@@ -81,3 +90,21 @@ def test_the_drain_meter_forgets_calls_older_than_its_window() -> None:
     meter.finished(2.0, 1.0)
     meter.finished(4.0, 1.0)  # the window: the last two, finished over busy seconds 1..4
     assert meter.rate() == pytest.approx(2.0 / 3.0)
+
+
+def test_a_miss_is_projected_for_any_esi_3_to_5_call_whatever_the_shedding_options() -> None:
+    assert projects_miss([call("a", 3, 200.0)], 0.0, 1.0, DEADLINES)  # 200 > 180: ESI 3 is never shed by default
+    assert not projects_miss([call("a", 3, 170.0), call("b", 4, 400.0)], 0.0, 1.0, DEADLINES)  # 170, 570
+    assert projects_miss([call("a", 3, 170.0), call("b", 4, 400.0)], 40.0, 1.0, DEADLINES)  # 210, 610
+
+
+def test_esi_1_and_2_alone_never_project_a_miss() -> None:
+    assert not projects_miss([call("a", 1, 900.0), call("b", 2, 900.0)], 0.0, 1.0, DEADLINES)
+
+
+def test_the_overload_mode_holds_until_calm_for_its_calm_time() -> None:
+    assert overloaded(True, None, 100.0)
+    assert overloaded(False, 100.0, 100.0 + OVERLOAD_CALM_S - 0.1)
+    assert not overloaded(False, 100.0, 100.0 + OVERLOAD_CALM_S)
+    assert not overloaded(False, None, 100.0)
+    assert overloaded(False, 100.0, 104.0, calm_s=5.0) and not overloaded(False, 100.0, 105.0, calm_s=5.0)

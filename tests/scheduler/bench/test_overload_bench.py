@@ -31,3 +31,11 @@ def test_shedding_sheds_only_esi_4_and_5_and_puts_them_within_their_deadline() -
     data = result.to_json()
     json.dumps(data, allow_nan=False)  # plain JSON, no NaN
     assert data["urgent_ttft_p99_s"]["limit"] == max(limit[1].ttft_p99_s, limit[2].ttft_p99_s)
+
+
+def test_the_overload_mode_brings_esi_2_near_its_limit_where_shedding_alone_does_not() -> None:
+    result = run_overload(SHORT)
+    moded, alone, limit = (result.runs[run][2] for run in ("shedding", "shedding-without-overload-mode", "limit"))
+    assert moded.ttft_p99_s <= 2 * limit.ttft_p99_s < alone.ttft_p99_s
+    assert moded.within_deadline is not None and alone.within_deadline is not None
+    assert moded.within_deadline > alone.within_deadline
