@@ -31,6 +31,7 @@ from app.db.models import (
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
 from app.overload import shed_overdue
+from app.queueing import handed
 from app.settings import Settings, get_settings
 from scheduler.cost_model import CostModel
 from scheduler.engines.hf import CPU_DEFAULT_COSTS
@@ -236,21 +237,26 @@ def reconcile(
     publish: Callable[[str], Any],
     now: dt.datetime | None = None,
 ) -> dict[str, int]:
-    """One pass: republish stale unclassified messages (through `publish`, which hands one to the workers), re-queue
-    classified ones missing from the heap."""
+    """One pass: republish stale unclassified messages whose task is no longer in the broker (through `publish`,
+    which hands one to the workers and marks it handed, `app.queueing.mark_handed`), re-queue classified ones missing
+    from the heap."""
     now = now or utcnow()
     stale_before = now - dt.timedelta(seconds=settings.outbox_redeliver_s)
-    counts = {"republished": 0, "requeued": 0, "expired_leases": heap.requeue_expired()}
+    counts = {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": heap.requeue_expired()}
     with session_scope(settings.database_url) as session:
         rows = session.execute(
             select(Outbox, Incident.classified_at).join(Incident).where(Outbox.done_at.is_(None))
         ).all()
-        to_publish = [
+        stale = [
             outbox
             for outbox, classified_at in rows
             # Intake hands each message over right after it answers; only a stale one is handed over again.
             if classified_at is None and (outbox.published_at or outbox.created_at) < stale_before
         ]
+        # ... and only if its task is no longer in the broker (a backlog is not a loss).
+        in_broker = handed(heap.client, heap.prefix, [outbox.incident_id for outbox in stale])
+        to_publish = [outbox for outbox in stale if outbox.incident_id not in in_broker]
+        counts["in_broker"] = len(in_broker)
         classified = [outbox.incident_id for outbox, classified_at in rows if classified_at is not None]
         for outbox in to_publish:
             try:

@@ -1,4 +1,4 @@
-"""The product's Redis: one client per URL and process, the semantic heap, override notices."""
+"""The product's Redis: one client per URL and process, the semantic heap, override notices, hand-over marks."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 from scheduler.redis_heap import RedisSemanticHeap
 
 OVERRIDE_CHANNEL = "overrides"
+HANDED = "classify:handed"
+"""`<prefix>:classify:handed:<id>`: a classify task for the incident is in the broker (set when it is sent, deleted
+when a worker starts it), so the reconciler does not send another while the workers have a backlog."""
+HANDED_TTL_FACTOR = 10
+"""A mark outlives `outbox_redeliver_s` this many times at most (a broker that lost the task without losing the
+mark, say a broker on another Redis that restarted: the reconciler sends it again after that)."""
 
 
 @functools.cache
@@ -55,3 +61,23 @@ def settings_heap(settings: Settings) -> RedisSemanticHeap:
 def publish_override(client: Any, prefix: str, incident_id: str, esi_level: int) -> None:
     """Tell every engine worker: this incident's level changed (the one serving it applies the override at once)."""
     client.publish(f"{prefix}:{OVERRIDE_CHANNEL}", f"{incident_id} {esi_level}")
+
+
+def mark_handed(client: Any, prefix: str, incident_id: str, redeliver_s: float) -> None:
+    """Record that a classify task for the incident was just sent to the broker."""
+    client.set(f"{prefix}:{HANDED}:{incident_id}", "1", ex=max(1, int(redeliver_s * HANDED_TTL_FACTOR)))
+
+
+def clear_handed(client: Any, prefix: str, incident_id: str) -> None:
+    """A worker took the classify task off the broker: if it dies now, the reconciler must send another."""
+    client.delete(f"{prefix}:{HANDED}:{incident_id}")
+
+
+def handed(client: Any, prefix: str, incident_ids: list[str]) -> set[str]:
+    """Those of the incidents whose classify task is still in the broker."""
+    if not incident_ids:
+        return set()
+    pipe = client.pipeline(transaction=False)
+    for incident_id in incident_ids:
+        pipe.exists(f"{prefix}:{HANDED}:{incident_id}")
+    return {incident_id for incident_id, there in zip(incident_ids, pipe.execute(), strict=True) if there}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.pipeline import classify_incident
-from app.queueing import settings_heap
+from app.queueing import clear_handed, settings_heap
 from app.settings import get_settings
 from app.worker.celery_app import celery_app
 from app.worker.unclassifiable import close_unclassifiable
@@ -28,8 +28,10 @@ def classify(self: Any, incident_id: str) -> str:
     Every other error is retried (the database, Redis or the model may be back soon); a message the classifier
     refuses is refused every time, so its incident is closed for a person's review instead."""
     settings = get_settings()
+    heap = settings_heap(settings)
+    clear_handed(heap.client, heap.prefix, incident_id)  # off the broker: if this worker dies, the reconciler resends
     try:
-        return classify_incident(settings, settings_heap(settings), incident_id)
+        return classify_incident(settings, heap, incident_id)
     except InvalidMessageError as error:
         close_unclassifiable(settings.database_url, incident_id, str(error))
         return "unclassifiable"

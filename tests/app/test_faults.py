@@ -26,7 +26,7 @@ import pytest
 import redis
 from sqlalchemy import Engine, create_engine, func, select
 
-from app.db.models import Classification, Guidance, GuidanceState, Incident, Outcome
+from app.db.models import Classification, Guidance, GuidanceState, Incident, Outbox, Outcome
 from app.local_redis import free_port
 from scheduler.redis_heap import HeapItem, RedisSemanticHeap
 from tests.app.stack import Stack, ready, signed_headers, wait_until
@@ -324,6 +324,8 @@ class Row:
     outcome_error: str | None = None
     deliveries: int = 0
     finished_at: float | None = None
+    resent: int = 0
+    """Classify tasks the reconciler sent again (the outbox entry's attempts)."""
 
     @property
     def finished(self) -> bool:
@@ -375,6 +377,10 @@ def stored(database: Engine, batch: str) -> list[Row]:
             row = rows[incident_id]
             row.outcome_tokens, row.outcome_error, row.deliveries = tokens, error, deliveries
             row.finished_at = finished_at.timestamp()
+        for incident_id, attempts in connection.execute(
+            select(Outbox.incident_id, Outbox.attempts).where(Outbox.incident_id.in_(ids))
+        ):
+            rows[incident_id].resent = attempts
     return list(rows.values())
 
 
@@ -455,6 +461,7 @@ def measure(fault: str, sender: Sender, injected: Injected, rows: list[Row], dra
         "lost_examples": lost[:5],
         "wrong_ids": len(wrong_ids),
         "served_twice": sum(row.deliveries > 1 for row in rows),
+        "resent": sum(row.resent for row in rows),
         "interrupted": len(interrupted),
         "interrupted_served_again": sum(row.deliveries > 1 for row in interrupted),
         "drained": drained,

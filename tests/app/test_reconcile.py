@@ -13,6 +13,7 @@ from app.db.migrate import upgrade
 from app.db.models import Incident, Outbox, utcnow
 from app.db.session import session_scope
 from app.pipeline import reconcile
+from app.queueing import clear_handed, mark_handed
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
 
@@ -70,9 +71,9 @@ def test_it_requeues_what_redis_lost_but_not_what_an_engine_serves_or_finished(
     counts = reconcile(settings, heap, publish=published.append)
     assert published == ["unclassified-stale"]  # a fresh one was handed over by intake a moment ago
     assert sorted(heap.waiting_ids()) == ["lost-queued", "served-by-a-dead-worker"]
-    assert counts == {"republished": 1, "requeued": 2, "expired_leases": 0}
+    assert counts == {"republished": 1, "requeued": 2, "in_broker": 0, "expired_leases": 0}
     again = reconcile(settings, heap, publish=published.append)
-    assert again == {"republished": 0, "requeued": 0, "expired_leases": 0}  # published_at is now fresh
+    assert again == {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": 0}  # published_at is fresh
 
 
 def test_a_broker_outage_leaves_the_outbox_entry_for_the_next_pass(setup: tuple[Settings, RedisSemanticHeap]) -> None:
@@ -86,3 +87,21 @@ def test_a_broker_outage_leaves_the_outbox_entry_for_the_next_pass(setup: tuple[
     published: list[str] = []
     assert reconcile(settings, heap, publish=published.append)["republished"] == 1
     assert published == ["waiting-for-the-broker"]
+
+
+def test_a_stale_message_whose_task_is_still_in_the_broker_is_not_sent_again(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    settings, heap = setup
+    add(settings, "behind-a-backlog", "pending", None, None, 60)
+    add(settings, "lost-by-the-broker", "pending", None, None, 60)
+    mark_handed(heap.client, heap.prefix, "behind-a-backlog", settings.outbox_redeliver_s)
+    assert heap.client.ttl(f"{heap.prefix}:classify:handed:behind-a-backlog") == 300  # 10 x 30 s
+    published: list[str] = []
+    counts = reconcile(settings, heap, publish=published.append)
+    assert published == ["lost-by-the-broker"]
+    assert (counts["republished"], counts["in_broker"]) == (1, 1)
+    clear_handed(heap.client, heap.prefix, "behind-a-backlog")  # a worker took it, then died
+    later = utcnow() + dt.timedelta(seconds=31)
+    assert reconcile(settings, heap, publish=published.append, now=later)["republished"] == 2
+    assert published == ["lost-by-the-broker", "behind-a-backlog", "lost-by-the-broker"]

@@ -15,6 +15,7 @@ from app.db.models import Incident, IncidentEvent, Outbox, utcnow
 from app.db.session import session_scope
 from app.intake.schemas import IntakeMessage
 from app.pipeline import reconcile, store_message
+from app.queueing import handed, mark_handed
 from app.settings import Settings
 from app.worker import tasks
 from scheduler.redis_heap import RedisSemanticHeap
@@ -63,6 +64,7 @@ def test_an_unclassifiable_message_is_closed_for_review_and_never_handed_over_ag
     assert reconcile(settings, heap, published.append, now=later) == {
         "republished": 0,
         "requeued": 0,
+        "in_broker": 0,
         "expired_leases": 0,
     }
     assert published == []
@@ -72,8 +74,12 @@ def test_an_unclassifiable_message_is_closed_for_review_and_never_handed_over_ag
 
 def test_a_classifiable_message_is_classified_and_queued(settings: Settings) -> None:
     incident_id = stored(settings, "Elderly man collapsed, not breathing, no pulse")
+    client = redis.Redis.from_url(str(settings.redis_url))
+    mark_handed(client, settings.queue_prefix, incident_id, settings.outbox_redeliver_s)
+    assert handed(client, settings.queue_prefix, [incident_id]) == {incident_id}
     result = tasks.classify.apply(args=[incident_id])
     assert (result.state, result.result) == ("SUCCESS", "classified")
+    assert handed(client, settings.queue_prefix, [incident_id]) == set()  # off the broker: no longer marked
     with session_scope(settings.database_url) as session:
         incident = session.get(Incident, incident_id)
         assert incident is not None
