@@ -35,14 +35,12 @@ def throttled_sign_in(
 ) -> SignInResult:
     """`sign_in` unless the account or the client has failed too often lately: then refused before the password is
     checked (the right password after too many wrong ones is refused too)."""
-    wait = throttle.retry_after(name, client)
-    if wait:
-        return SignInResult(None, wait)
+    attempt = throttle.begin(name, client)  # counted as a failure until it succeeds: no race past the limit
+    if attempt.retry_after_s:
+        return SignInResult(None, attempt.retry_after_s)
     token = sign_in(session, name, password)
-    if token is None:
-        throttle.failed(name, client)
-    else:
-        throttle.succeeded(name)
+    if token is not None:
+        throttle.succeeded(name, attempt)
     return SignInResult(token)
 
 

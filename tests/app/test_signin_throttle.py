@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -11,6 +13,7 @@ from app.local_redis import free_port
 from app.queueing import redis_client
 from app.settings import Settings
 from app.signin_throttle import (
+    Attempt,
     FailureStore,
     MemoryFailureStore,
     RedisFailureStore,
@@ -122,3 +125,33 @@ def test_a_throttle_without_limits_is_refused() -> None:
         ThrottleConfig(account_failures=0)
     with pytest.raises(ValueError, match="positive window"):
         ThrottleConfig(window_s=0.0)
+
+
+def test_parallel_attempts_never_get_past_the_limit(make_store: Callable[[], FailureStore]) -> None:
+    gate = throttle(make_store(), Clock(), account=10)
+    barrier = threading.Barrier(24)
+
+    def attempt(index: int) -> Attempt:
+        barrier.wait()
+        return gate.begin("dana", f"10.0.0.{index}")
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        attempts = list(pool.map(attempt, range(24)))
+    assert sorted(a.retry_after_s for a in attempts) == [0] * 10 + [60] * 14  # checking then recording let 24 by
+    assert gate.retry_after("dana", "10.0.0.99") == 60  # the ten let through count until they succeed
+
+
+def test_a_refused_attempt_is_not_counted_and_a_success_takes_back_its_client_failure(
+    make_store: Callable[[], FailureStore],
+) -> None:
+    clock = Clock()
+    gate = throttle(make_store(), clock, account=2, client=3)
+    first = gate.begin("dana", "10.0.0.1")
+    second = gate.begin("dana", "10.0.0.1")
+    assert (first.retry_after_s, second.retry_after_s) == (0, 0)
+    assert gate.begin("dana", "10.0.0.1").retry_after_s == 60  # refused: not a third failure of the client
+    gate.succeeded("dana", second)  # the right password on the second try
+    assert gate.retry_after("dana", "10.0.0.1") == 0
+    assert gate.begin("lee", "10.0.0.1").retry_after_s == 0  # the client holds one failure (the first)
+    assert gate.begin("sam", "10.0.0.1").retry_after_s == 0
+    assert gate.begin("kim", "10.0.0.1").retry_after_s == 60
