@@ -7,6 +7,7 @@ import threading
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CollectorRegistry
 
 from app.api.headers import SecurityHeadersMiddleware
@@ -57,5 +58,8 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
     # before the signature check, and counts its refusals in its metrics.
     limits = [("/console/", CONSOLE_MAX_BODY_BYTES), ("/v1/intake/", None)]
     app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits)
+    # No other origin may read or drive the console or the API: with a CORSMiddleware on the parent app, Gradio's
+    # own (which reflects any Origin, with credentials, on a host that is not localhost) stands aside.
+    app.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)
     app.add_middleware(SecurityHeadersMiddleware)
     return app

@@ -74,3 +74,15 @@ def test_a_header_the_response_set_itself_is_kept_and_not_repeated() -> None:
         b"referrer-policy",
         b"x-content-type-options",
     ]
+
+
+@pytest.mark.parametrize("path", ["/console/config", "/console/gradio_api/info", "/v1/incidents", "/login"])
+def test_no_other_origin_is_allowed_to_read_or_drive_the_console_or_the_api(client: TestClient, path: str) -> None:
+    # Gradio's own CORS reflects any Origin, with credentials, when the host is not localhost: a page on another
+    # port or a sibling subdomain could then act as the signed-in dispatcher.
+    evil = {"Origin": "http://evil.example"}
+    simple = client.get(path, headers=evil)
+    assert "access-control-allow-origin" not in simple.headers
+    preflight = client.options(path, headers={**evil, "Access-Control-Request-Method": "POST"})
+    assert "access-control-allow-origin" not in preflight.headers
+    assert preflight.status_code == 400
