@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     named, never echoed: pydantic would otherwise print the input (a webhook secret's tail, a database password)."""
 
     env: Literal["development", "production"] = "development"
+    cookie_secure: bool | None = None
+    """The console's session cookie only over HTTPS; None: in production. Set false for a pilot served over plain
+    HTTP (the browser would otherwise never send the cookie back, and sign-in would not stick)."""
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
     redis_url: RedisURL | None = None
     """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
@@ -187,6 +190,11 @@ class Settings(BaseSettings):
     def shedding_options(self) -> SheddingOptions:
         """Overload shedding's options (checked when the settings are read)."""
         return SheddingOptions(enabled=self.shedding_enabled, min_level=self.shed_min_level)
+
+    @property
+    def session_cookie_secure(self) -> bool:
+        """Whether the session cookie is `Secure` (`cookie_secure`, else production)."""
+        return self.env == "production" if self.cookie_secure is None else self.cookie_secure
 
     @property
     def api_open(self) -> bool:

@@ -142,7 +142,7 @@ def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
             max_age=SESSION_HOURS * 3600,
             httponly=True,
             samesite="lax",
-            secure=settings.env == "production",
+            secure=settings.session_cookie_secure,
         )
         return response
 

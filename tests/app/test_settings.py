@@ -137,3 +137,11 @@ def test_the_sign_in_throttle_limits_come_from_triage_signin_variables(monkeypat
     assert (Settings().signin_account_failures, Settings().signin_window_s) == (5, 300.0)
     with pytest.raises(ValidationError, match="signin_client_failures"):
         Settings(signin_client_failures=0)
+
+
+def test_the_session_cookie_is_secure_in_production_unless_a_plain_http_pilot_says_otherwise() -> None:
+    assert Settings().session_cookie_secure is False
+    assert Settings(cookie_secure=True).session_cookie_secure is True
+    production = Settings().model_copy(update={"env": "production"})
+    assert production.session_cookie_secure is True
+    assert production.model_copy(update={"cookie_secure": False}).session_cookie_secure is False

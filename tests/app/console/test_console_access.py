@@ -211,3 +211,19 @@ def test_a_disabled_user_can_no_longer_sign_in_nor_use_a_session_or_token(client
     client.cookies.clear()
     response = client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
     assert response.status_code == 303 and "error=credentials" in response.headers["location"]
+
+
+@pytest.mark.parametrize(("cookie_secure", "secure"), [(None, False), (True, True)])
+def test_the_session_cookie_is_secure_when_the_settings_say_so(
+    tmp_path: Path, cookie_secure: bool | None, secure: bool
+) -> None:
+    url = f"sqlite:///{tmp_path / 'cookie.db'}"
+    upgrade(url)
+    with session_scope(url) as session:
+        add_user(session, "dana", "dispatcher", "dispatch-pass")
+    settings = Settings(database_url=url, cookie_secure=cookie_secure)
+    with TestClient(create_app(settings, reconciler=False)) as client:
+        response = client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie
+    assert ("Secure" in cookie) is secure
