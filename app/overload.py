@@ -12,10 +12,10 @@ from typing import Any
 
 from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, utcnow
 from app.db.session import session_scope
+from app.engine_status import ENGINE_HEARTBEAT
 from app.engine_worker.outcomes import Served, close_outbox, put_outcome
 from app.guidance.templates import TEMPLATE_ENGINE, TEMPLATE_VERSION, template_guidance
 from app.metrics import count_engine
-from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.redis_heap import HeapItem, RedisSemanticHeap
 from scheduler.shedding import ShedDecision, WaitingCall, overloaded, plan_shedding, projects_miss

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import math
 import time
@@ -17,13 +16,12 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from app.engine_status import engine_status
 from app.queueing import side_redis_client
 from app.settings import Settings
 from app.worker.heartbeat import WORKER_HEARTBEAT
 
 log = logging.getLogger(__name__)
-ENGINE_HEARTBEAT = "engine:heartbeat"
-"""The Redis key (after the queue prefix, before the consumer) where each engine worker writes its health."""
 
 READINESS_TTL_S = 2.0
 """How long one check's answer is served to every caller: N concurrent probes cost one check."""
@@ -103,13 +101,8 @@ def worker_check(client: Any, prefix: str) -> str:
 
 
 def engine_check(client: Any, prefix: str) -> str:
-    keys = _keys(client, f"{prefix}:{ENGINE_HEARTBEAT}:*")
-    if not keys:
-        return "error: no engine worker heartbeat"
-    healths = [json.loads(raw) for raw in client.mget(keys) if raw]
-    if any(health.get("ok") for health in healths):
-        return "ok"
-    return "error: " + "; ".join(str(health.get("detail")) for health in healths)
+    """ "ok" while an engine worker serves; else what is wrong and what to set (`app.engine_status`)."""
+    return engine_status(client, prefix).to_check()
 
 
 def _keys(client: Any, pattern: str) -> list[Any]:

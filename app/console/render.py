@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.console.service import QueueRow
+from app.engine_status import EngineStatus
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
 ANSWER_TARGET_S = 15
@@ -57,11 +58,27 @@ def clock(seconds: float) -> str:
     )
 
 
-def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
-    """The queue table; each row carries its incident id (a click selects it) and the urgent ones are listed for the
-    page's alert script."""
+def render_engine_banner(status: EngineStatus | None) -> str:
+    """Above the queue while guidance is down (or starting): what is wrong and what to do; nothing while it serves
+    (or when the console cannot tell: no Redis configured)."""
+    if status is None or status.available:
+        return ""
+    reason = html.escape(status.reason)
+    if status.state == "loading":
+        return f'<div class="engine-banner loading" role="status"><b>Guidance is starting:</b> {reason}.</div>'
+    return (
+        f'<div class="engine-banner down" role="alert"><b>Guidance is down:</b> {reason}. Triage and the queue keep '
+        "working; calls wait for guidance until an engine serves.</div>"
+    )
+
+
+def render_queue(rows: Sequence[QueueRow], selected: str = "", engine: EngineStatus | None = None) -> str:
+    """The queue table, under the engine banner; each row carries its incident id (a click selects it) and the
+    urgent ones are listed for the page's alert script."""
+    guidance_down = engine is not None and not engine.available and engine.state != "loading"
     urgent = [row.incident_id for row in rows if row.esi_level in (1, 2) and row.status == "new"]
     lines = [
+        render_engine_banner(engine),
         f'<div id="queue" data-urgent="{",".join(urgent)}" data-count="{len(rows)}">',
         '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>status</th>'
         "<th>claimed by</th><th>guidance</th></tr></thead><tbody>",
@@ -76,7 +93,7 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
             f"<td>{html.escape(row.chief_complaint)}</td>"
             f'<td class="status">{row.status}</td>'
             f"<td>{html.escape(row.claimed_by or '')}</td>"
-            f"{guidance_cell(row.guidance_state, row.template)}</tr>"
+            f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
         )
     if not rows:
         lines.append('<tr><td colspan="6" class="empty">No open incidents.</td></tr>')
@@ -84,11 +101,14 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "") -> str:
     return "".join(lines)
 
 
-def guidance_cell(guidance_state: str, template: str) -> str:
-    """The queue's guidance cell: the engine's state, or "template" (overload) with the kind on hover."""
+def guidance_cell(guidance_state: str, template: str, guidance_down: bool = False) -> str:
+    """The queue's guidance cell: the engine's state, "template" (overload) with the kind on hover, or "guidance
+    unavailable" for a call waiting on an engine while none serves."""
     if template:
         title = html.escape(f"template guidance ({template}): the queue would have missed this call's deadline")
         return f'<td class="engine-template" title="{title}">template</td>'
+    if guidance_down and guidance_state == "queued":
+        return '<td class="engine-unavailable" title="no engine serves: see the banner">guidance unavailable</td>'
     return f'<td class="engine-{guidance_state}">{ENGINE_STATES.get(guidance_state, guidance_state)}</td>'
 
 
@@ -225,6 +245,10 @@ table.queue tr.selected { outline: 2px solid #1565c0; }
 .message { white-space: pre-wrap; font-size: 16px; padding: 8px; background: #fafafa; border-left: 4px solid #1565c0; }
 .message mark { background: #ffcdd2; padding: 0 2px; }
 #urgent-banner { display: none; background: #b71c1c; color: #fff; font-weight: 700; padding: 8px; }
+.engine-banner { padding: 10px 12px; margin-bottom: 8px; border-radius: 6px; font-size: 15px; }
+.engine-banner.down { color: #fff; background: #c62828; }
+.engine-banner.loading { color: #4e342e; background: #ffe0b2; }
+.engine-unavailable { color: #c62828; font-weight: 700; }
 """
 
 HEAD = """

@@ -39,7 +39,9 @@ from app.console.service import (
 from app.console.sessions import COOKIE, SESSION_HOURS, SignInResult, principal_for_session, sign_out, throttled_sign_in
 from app.db.models import Role, User
 from app.db.session import session_scope
+from app.engine_status import EngineStatusCache
 from app.overrides import propagate_override
+from app.queueing import side_redis_client
 from app.settings import Settings
 from app.signin_throttle import SignInThrottle, throttle_for
 from app.worker.publish import try_hand_over
@@ -199,6 +201,10 @@ class _Handlers:
         self.settings = settings
         self.url = settings.database_url
         self.exports = exports
+        self.engine: EngineStatusCache | None = None
+        if settings.redis_url is not None:
+            client = side_redis_client(settings.redis_url, 1.0, client_name="triage-console")
+            self.engine = EngineStatusCache(client, settings.queue_prefix)
 
     def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -224,8 +230,9 @@ class _Handlers:
 
     def refresh_queue(self, selected: str, request: gr.Request) -> str:
         require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see the queue")
+        engine = self.engine.get() if self.engine is not None else None
         with session_scope(self.url) as session:
-            return render_queue(open_queue(session), selected)
+            return render_queue(open_queue(session), selected, engine)
 
     def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, str, str]:
         require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")

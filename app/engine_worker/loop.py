@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import json
 import logging
@@ -12,7 +11,6 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import redis.exceptions
@@ -21,7 +19,7 @@ from sqlalchemy import update
 
 from app.db.models import GuidanceState, Incident, utcnow
 from app.db.session import session_scope
-from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
+from app.engine_status import ENGINE_HEARTBEAT
 from app.engine_worker.outcomes import (
     Served,
     current_level,
@@ -30,10 +28,10 @@ from app.engine_worker.outcomes import (
     when_accepted,
     write_guidance,
 )
+from app.engine_worker.startup import start_engine
 from app.guidance.prompt import guidance_messages, without_special_tokens
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
-from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError, TokenChunk
 from scheduler.redis_heap import HeapItem
@@ -55,6 +53,19 @@ OUTAGES: tuple[type[Exception], ...] = (
     redis.exceptions.TimeoutError,
 )
 """The database or Redis away: a delivery that fails with one of these does not count toward MAX_DELIVERIES."""
+
+
+HEARTBEAT_TTL_S = 10
+"""An engine worker's heartbeat key expires this long after its last beat (a dead worker's state goes with it)."""
+
+
+def consumer_name() -> str:
+    """This engine worker's name: its lease holder id in the heap and its heartbeat key's tail."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def heartbeat_key(settings: Settings, consumer: str) -> str:
+    return f"{settings.queue_prefix}:{ENGINE_HEARTBEAT}:{consumer}"
 
 
 def is_outage(error: BaseException) -> bool:
@@ -90,7 +101,7 @@ class EngineWorker:
         self.model_name = model_name
         self.client = redis_client(settings.redis_url)
         self.heap = settings_heap(settings)
-        self.consumer = f"{socket.gethostname()}:{os.getpid()}"
+        self.consumer = consumer_name()
         self.capacity = settings.engine_max_requests
         self.serving: dict[str, _Serving] = {}
         self.drain = DrainMeter()
@@ -336,12 +347,13 @@ class EngineWorker:
                     log.warning("lease renewal failed: %s", error)
 
     async def _heartbeat(self) -> None:
-        key = f"{self.settings.queue_prefix}:{ENGINE_HEARTBEAT}:{self.consumer}"
+        key = heartbeat_key(self.settings, self.consumer)
         while True:
             health = self.engine.health()
             stats = self.engine.stats()
             beat = {
                 "ok": health.ok,
+                "state": "serving" if health.ok else "unhealthy",
                 "detail": health.detail,
                 "engine": self.engine.name,
                 "model": self.model_name,
@@ -353,7 +365,7 @@ class EngineWorker:
                 "drain_rate": self.drain.rate(),
             }
             try:
-                await asyncio.to_thread(self.client.set, key, json.dumps(beat), ex=10)
+                await asyncio.to_thread(self.client.set, key, json.dumps(beat), ex=HEARTBEAT_TTL_S)
             except Exception as error:
                 log.warning("heartbeat failed: %s", error)
             await asyncio.sleep(2.0)
@@ -391,31 +403,24 @@ class EngineWorker:
         return True
 
 
-async def _start_or_stop(engine: Engine) -> None:
-    """Start the engine; cancelled meanwhile (a stop signal), wait for the start, which runs in a thread and cannot
-    be interrupted, then stop what it started: a half-started engine's threads kept the process alive for ever."""
-    starting = asyncio.ensure_future(engine.start())
-    try:
-        await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        while not starting.done():  # a second stop signal must not end the wait either
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait([starting])
-        await engine.stop()
-        raise
-
-
 async def serve_engine(settings: Settings) -> None:
-    """Start the engine and run the worker until cancelled."""
-    model = resolve_model(settings.model)
-    engine = build_engine(settings)
-    log.info("engine worker: starting %s engine with %s", settings.engine, model)
-    await _start_or_stop(engine)
-    tokenizer = await asyncio.to_thread(load_tokenizer, model)
-    max_positions = await asyncio.to_thread(serving_positions, engine, model)
-    name = Path(model).name if Path(model).exists() else model
-    worker = EngineWorker(settings, engine, tokenizer, name, max_positions)
+    """Start the engine (retried while its model cannot be loaded, the reason in the heartbeat) and run the worker
+    until cancelled."""
+    if settings.redis_url is None:
+        raise ValueError("the engine worker needs TRIAGE_REDIS_URL")
+    client = redis_client(settings.redis_url)
+    key = heartbeat_key(settings, consumer_name())
+
+    async def publish(state: dict[str, Any]) -> None:
+        beat = {**state, "engine": settings.engine, "model": settings.model}
+        try:
+            await asyncio.to_thread(client.set, key, json.dumps(beat), ex=HEARTBEAT_TTL_S)
+        except Exception as error:
+            log.warning("heartbeat failed: %s", error)
+
+    started = await start_engine(settings, publish)
+    worker = EngineWorker(settings, started.engine, started.tokenizer, started.model_name, started.max_positions)
     try:
         await worker.run()
     finally:
-        await engine.stop()
+        await started.engine.stop()

@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 from app.db.migrate import upgrade
 from app.db.models import Guidance, Incident, IncidentEvent, Outbox, Outcome, utcnow
 from app.db.session import session_scope
+from app.engine_status import ENGINE_HEARTBEAT
 from app.guidance.templates import TEMPLATE_VERSION
 from app.overload import FALLBACK_DRAIN_RATE, SHED_ACTION, engine_drain_rate, shed_overdue
-from app.readiness import ENGINE_HEARTBEAT
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
 

@@ -25,8 +25,9 @@ from sqlalchemy import create_engine, select
 from app.api.main import create_app
 from app.db.migrate import upgrade
 from app.db.models import Incident
+from app.engine_status import ENGINE_HEARTBEAT, NO_ENGINE
 from app.local_redis import free_port
-from app.readiness import ENGINE_HEARTBEAT, READINESS_CLIENT_NAME, CachedCheck, check_readiness
+from app.readiness import READINESS_CLIENT_NAME, CachedCheck, check_readiness
 from app.settings import Settings
 from app.worker.heartbeat import heartbeat_key, write_heartbeat
 from tests.app.stack import ROOT, Stack, signed_headers, wait_until
@@ -277,7 +278,7 @@ def test_a_signed_call_is_classified_while_30_callers_loop_on_readyz(pipeline: S
     assert set(connections) == {1}
     assert broadcasts == []
     assert len(answers) >= 600
-    expected = {"ready": False, "checks": {**ALL_OK, "engine": "error: no engine worker heartbeat"}}
+    expected = {"ready": False, "checks": {**ALL_OK, "engine": f"error: {NO_ENGINE}"}}
     assert {(status, json.dumps(answer, sort_keys=True)) for status, answer in answers} == {
         (503, json.dumps(expected, sort_keys=True))
     }

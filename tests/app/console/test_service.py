@@ -177,3 +177,26 @@ def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> N
     head = guidance_label({"template": "pain", "guidance_version": "templates-2026.11.1", "guidance_state": "done"})
     assert head == '<span class="template-mark">template (pain, templates-2026.11.1): queue overloaded</span>'
     assert guidance_label({"template": "", "guidance_state": "generating"}) == "generating"
+
+
+def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavailable(session: Session) -> None:
+    from app.engine_status import EngineStatus
+
+    session.get(Incident, "i3").guidance_state = "queued"  # type: ignore[union-attr]
+    session.get(Incident, "i0").guidance_state = "generating"  # type: ignore[union-attr]
+    session.commit()
+    rows = open_queue(session, NOW)
+    down = EngineStatus(False, "unavailable", "model m is not on this machine & cannot be downloaded", 1)
+    page = render_queue(rows, engine=down)
+    assert page.startswith(
+        '<div class="engine-banner down" role="alert"><b>Guidance is down:</b> model m is not on this machine '
+        "&amp; cannot be downloaded. Triage and the queue keep working; calls wait for guidance until an engine serves."
+        "</div>"
+    )
+    assert page.count(">guidance unavailable</td>") == 1  # i3 (queued); i0 is generating, i2 still classifying
+    loading = render_queue(rows, engine=EngineStatus(False, "loading", "loading model m", 1))
+    assert loading.startswith('<div class="engine-banner loading" role="status"><b>Guidance is starting:</b> loading')
+    assert ">guidance unavailable<" not in loading and '<td class="engine-queued">queued</td>' in loading
+    for serving in (EngineStatus(True, "serving", engines=2), None):
+        assert render_queue(rows, engine=serving) == render_queue(rows)
+        assert "engine-banner" not in render_queue(rows, engine=serving)
