@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -19,10 +20,19 @@ from app.queueing import settings_heap
 from app.settings import Settings, get_settings
 from app.worker.publish import publish_classify
 
+if TYPE_CHECKING:
+    from app.console.first_run import SetupLink
 
-def create_app(settings: Settings | None = None, *, reconciler: bool = True, console: bool = True) -> FastAPI:
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    reconciler: bool = True,
+    console: bool = True,
+    setup_link: SetupLink | None = None,
+) -> FastAPI:
     """The web app for these settings; `reconciler` runs the outbox/heap reconciler beside it, `console` mounts
-    the dispatcher console at /console."""
+    the dispatcher console at /console (with the first run's `/setup` when `setup_link` is given)."""
     settings = settings or get_settings()
     registry = CollectorRegistry()
     heap = settings_heap(settings) if settings.redis_url else None
@@ -52,7 +62,7 @@ def create_app(settings: Settings | None = None, *, reconciler: bool = True, con
     if console:
         from app.console.ui import install_console
 
-        install_console(app, settings)
+        install_console(app, settings, setup_link)
     # Added last, so outermost: the limit holds before any route or the console's session check reads a byte, and
     # every answer (the 413 included) carries the headers. Intake reads its body under the same limit itself,
     # before the signature check, and counts its refusals in its metrics.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from app.cli.bench import bench_app
+from app.cli.demo import demo
 from app.cli.engine import engine_app
 from app.cli.ops import db_app, worker
 from app.cli.serve import serve
@@ -25,6 +26,7 @@ cli.add_typer(db_app, name="db")
 cli.add_typer(users_app, name="users")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
+cli.command("demo")(demo)
 
 
 def main() -> None:

@@ -143,12 +143,31 @@ def _serve_locked(host: str, port: int) -> None:
         children.add(subprocess.Popen([*cli, "worker"], env=env, preexec_fn=die_with_parent))
         children.add(subprocess.Popen([*cli, "engine", "run"], env=env, preexec_fn=die_with_parent))
         _out.print(f"engine: {settings.engine} serving {settings.model}")
-        _out.print(f"[bold]open http://{host}:{port}/docs[/bold] (API, webhooks at /v1/intake/<source>, /readyz)")
-        server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="info"))
+        setup_link = _print_addresses(settings, host, port)
+        app = create_app(settings, setup_link=setup_link)
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info"))
         with stop_on_signals(server):
             server.run()
     finally:
         children.stop()
+
+
+def _print_addresses(settings: Any, host: str, port: int) -> Any:
+    """Where to go: the console (or, with no user yet, a one-time link that creates the first supervisor), the API
+    and a sample call; the setup link when there is one."""
+    from app.console.first_run import SETUP_PATH, SetupLink, needs_setup
+
+    base = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    link = None
+    if needs_setup(settings.database_url):
+        token, link = SetupLink.issue()
+        _out.print(f"[bold]first run: create the first supervisor at {base}{SETUP_PATH}?token={token}[/bold]")
+        _out.print("  (a one-time link; or `triage-dispatch users add NAME --role supervisor`)")
+    else:
+        _out.print(f"[bold]console: {base}/console/[/bold]")
+    _out.print(f"API: {base}/docs · webhooks: {base}/v1/intake/<source> · health: {base}/readyz")
+    _out.print("send sample calls: triage-dispatch demo")
+    return link
 
 
 def die_with_parent() -> None:

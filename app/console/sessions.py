@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
+from starlette.responses import Response
 
 from app.auth import DUMMY_PASSWORD_HASH, Principal, token_sha256, verify_password
 from app.db.models import ConsoleSession, Role, User, utcnow
@@ -59,6 +60,11 @@ def sign_in(session: Session, name: str, password: str) -> str | None:
         )
     )
     return token
+
+
+def set_session_cookie(response: Response, token: str, secure: bool) -> None:
+    """The console's session cookie on a response (a shift long, not readable by scripts, not sent cross-site)."""
+    response.set_cookie(COOKIE, token, max_age=SESSION_HOURS * 3600, httponly=True, samesite="lax", secure=secure)
 
 
 def sign_out(session: Session, token: str) -> None:

@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from app.auth import Principal
 from app.console.dashboard import dashboard_data, dashboard_figure, render_agreement, weekly_agreement
 from app.console.exports import ExportStore
+from app.console.first_run import SetupLink, add_setup_routes
 from app.console.render import CSS, HEAD, render_incident, render_queue
 from app.console.service import (
     DISPATCH_ROLES,
@@ -36,7 +37,14 @@ from app.console.service import (
     override,
     require,
 )
-from app.console.sessions import COOKIE, SESSION_HOURS, SignInResult, principal_for_session, sign_out, throttled_sign_in
+from app.console.sessions import (
+    COOKIE,
+    SignInResult,
+    principal_for_session,
+    set_session_cookie,
+    sign_out,
+    throttled_sign_in,
+)
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.engine_status import EngineStatusCache
@@ -71,9 +79,16 @@ CONSOLE_MAX_UPLOAD_BYTES = 0
 """The console takes no files: Gradio's upload route refuses any that is not empty (413)."""
 
 
-def install_console(app: FastAPI, settings: Settings) -> None:
-    """Sign-in routes, the redirect for signed-out visitors, and the Gradio console at /console."""
+def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | None = None) -> None:
+    """Sign-in routes (and the first run's setup link, when given), `/` and signed-out visitors sent on, and the
+    Gradio console at /console."""
     _add_sign_in_routes(app, settings)
+    if setup_link is not None:
+        add_setup_routes(app, settings, setup_link)
+
+    @app.get("/", include_in_schema=False)
+    def home() -> Response:
+        return RedirectResponse("/console/", status_code=303)
 
     def current(request: Request) -> Principal | None:
         with session_scope(settings.database_url) as session:
@@ -138,14 +153,7 @@ def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
         if result.token is None:
             return RedirectResponse(f"/login?next={quote(target)}&error=credentials", status_code=303)
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(
-            COOKIE,
-            result.token,
-            max_age=SESSION_HOURS * 3600,
-            httponly=True,
-            samesite="lax",
-            secure=settings.session_cookie_secure,
-        )
+        set_session_cookie(response, result.token, settings.session_cookie_secure)
         return response
 
     @app.get("/logout", response_class=HTMLResponse)
