@@ -34,6 +34,10 @@ class ConsoleFigures:
     html_kb: float
     screen_refresh_interval_ms: float | None
     click_to_incident_ms: float | None
+    kb_per_minute: float | None = None
+    """What one open console (on its queue, nothing clicked) receives from the server per minute (Chromium's
+    network events: every response and stream chunk, headers included)."""
+    requests_per_minute: float | None = None
 
 
 def seed(database_url: str, count: int) -> None:
@@ -81,8 +85,36 @@ def server_refresh(database_url: str, rounds: int = 30) -> tuple[float, float]:
     return statistics.mean(times) * 1000, size / 1024
 
 
-def browser_figures(port: int, chromium: str, rows: int) -> tuple[float, float]:
-    """(mean ms between queue updates on screen over 8 s, ms from a click on a row to the incident shown)."""
+TRAFFIC_WINDOW_S = 15.0
+"""How long the traffic of an idle open console is counted (then scaled to a minute)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserFigures:
+    screen_refresh_interval_ms: float
+    click_to_incident_ms: float
+    kb_per_minute: float
+    requests_per_minute: float
+
+
+def _traffic(page: Any, window_s: float) -> tuple[float, float]:
+    """(kB received, requests sent) by the page in `window_s`, scaled to a minute; a stream's chunks count as they
+    arrive (`Network.dataReceived`)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    received = [0]
+    requests = [0]
+    cdp.on("Network.dataReceived", lambda event: received.__setitem__(0, received[0] + event["encodedDataLength"]))
+    cdp.on("Network.requestWillBeSent", lambda _: requests.__setitem__(0, requests[0] + 1))
+    page.wait_for_timeout(window_s * 1000)  # lets Playwright deliver the events meanwhile (time.sleep would not)
+    cdp.detach()
+    scale = 60.0 / window_s
+    return received[0] / 1024 * scale, requests[0] * scale
+
+
+def browser_figures(port: int, chromium: str, rows: int) -> BrowserFigures:
+    """Mean ms between queue updates on screen over 8 s, traffic per minute of an idle console, and ms from a click
+    on a row to the incident shown."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -95,10 +127,10 @@ def browser_figures(port: int, chromium: str, rows: int) -> tuple[float, float]:
         page.wait_for_function(f"document.querySelectorAll('#queue tr.incident').length === {rows}", timeout=120_000)
         page.evaluate(
             """() => { window.__updates = [];
-            new MutationObserver(() => window.__updates.push(performance.now()))
-              .observe(document.querySelector('#queue-view'), {childList: true, subtree: true}); }"""
+            new MutationObserver(() => window.__updates.push(performance.now())).observe(
+              document.querySelector('#queue-view'), {childList: true, subtree: true, characterData: true}); }"""
         )
-        time.sleep(8)
+        kb_per_minute, requests_per_minute = _traffic(page, TRAFFIC_WINDOW_S)
         stamps: list[float] = page.evaluate("window.__updates")
         distinct = [stamp for index, stamp in enumerate(stamps) if index == 0 or stamp - stamps[index - 1] > 50]
         intervals = [later - earlier for earlier, later in itertools.pairwise(distinct)]
@@ -113,7 +145,8 @@ def browser_figures(port: int, chromium: str, rows: int) -> tuple[float, float]:
         )
         click_ms = (time.perf_counter() - began) * 1000
         browser.close()
-    return (statistics.mean(intervals) if intervals else float("nan")), click_ms
+    interval_ms = statistics.mean(intervals) if intervals else float("nan")
+    return BrowserFigures(interval_ms, click_ms, kb_per_minute, requests_per_minute)
 
 
 def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
@@ -133,18 +166,31 @@ def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
             return ConsoleFigures(incidents, server_ms, html_kb, None, None)
         port = free_port()
         server = uvicorn.Server(
-            uvicorn.Config(create_app(Settings(database_url=url), reconciler=False), port=port, log_level="warning")
+            uvicorn.Config(
+                create_app(Settings(database_url=url), reconciler=False),
+                port=port,
+                log_level="warning",
+                timeout_graceful_shutdown=3,
+            )
         )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         while not server.started:
             time.sleep(0.05)
         try:
-            interval_ms, click_ms = browser_figures(port, chromium, incidents)
+            seen = browser_figures(port, chromium, incidents)
         finally:
             server.should_exit = True
             thread.join(timeout=10)
-    return ConsoleFigures(incidents, server_ms, html_kb, interval_ms, click_ms)
+    return ConsoleFigures(
+        incidents,
+        server_ms,
+        html_kb,
+        seen.screen_refresh_interval_ms,
+        seen.click_to_incident_ms,
+        seen.kb_per_minute,
+        seen.requests_per_minute,
+    )
 
 
 def run_console_bench(incidents: int = 500, baseline: int = 10, use_browser: bool = True) -> dict[str, Any]:

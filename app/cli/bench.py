@@ -466,7 +466,16 @@ def console(
         typer.echo(json.dumps(result))
         return
     table = Table(title="console responsiveness", title_justify="left")
-    for column in ("open incidents", "server refresh ms", "HTML kB", "screen refresh every ms", "click to incident ms"):
+    columns = (
+        "open incidents",
+        "server refresh ms",
+        "HTML kB",
+        "screen refresh every ms",
+        "click to incident ms",
+        "kB/min per console",
+        "requests/min",
+    )
+    for column in columns:
         table.add_column(column, justify="right")
 
     def cell(value: float | None, digits: int = 0) -> str:
@@ -480,6 +489,8 @@ def console(
             cell(row["html_kb"], 1),
             cell(row["screen_refresh_interval_ms"]),
             cell(row["click_to_incident_ms"]),
+            cell(row["kb_per_minute"]),
+            cell(row["requests_per_minute"]),
         )
     _out.print(table)
     large, small = result["incidents"], result["baseline"]

@@ -145,7 +145,9 @@ def _serve_locked(host: str, port: int) -> None:
         _out.print(f"engine: {settings.engine} serving {settings.model}")
         setup_link = _print_addresses(settings, host, port)
         app = create_app(settings, setup_link=setup_link)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info"))
+        # Open queue streams end when the graceful shutdown runs out (browsers reconnect to the next server).
+        config = uvicorn.Config(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=3)
+        server = uvicorn.Server(config)
         with stop_on_signals(server):
             server.run()
     finally:

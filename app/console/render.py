@@ -72,31 +72,52 @@ def render_engine_banner(status: EngineStatus | None) -> str:
     )
 
 
+QUEUE_HEAD = (
+    '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>status</th>'
+    "<th>claimed by</th><th>guidance</th></tr></thead><tbody>"
+)
+EMPTY_QUEUE_ROW = '<tr class="empty-row"><td colspan="6" class="empty">No open incidents.</td></tr>'
+
+
+def urgent_ids(rows: Sequence[QueueRow]) -> list[str]:
+    """New ESI 1-2 incidents: the page's alert script sounds for each one it has not seen."""
+    return [row.incident_id for row in rows if row.esi_level in (1, 2) and row.status == "new"]
+
+
+def render_row(row: QueueRow, selected: bool = False, guidance_down: bool = False, live_clock: bool = False) -> str:
+    """One queue row; with `live_clock`, its wait cell carries the arrival time (`data-since`, epoch seconds) so that
+    the page's clock counts it up without the server."""
+    chosen = " selected" if selected else ""
+    review = review_badge(row.review_reason) if row.review_pending else ""
+    since = f' data-since="{row.accepted_s:.3f}"' if live_clock else ""
+    return (
+        f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
+        f"<td>{badge(row.esi_level, row.overridden)}{review}</td>"
+        f'<td class="{wait_class(row.waited_s)}"{since}>{clock(row.waited_s)}</td>'
+        f"<td>{html.escape(row.chief_complaint)}</td>"
+        f'<td class="status">{row.status}</td>'
+        f"<td>{html.escape(row.claimed_by or '')}</td>"
+        f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
+    )
+
+
+def guidance_is_down(engine: EngineStatus | None) -> bool:
+    """Whether queued calls should say "guidance unavailable" (no engine serves, and none is loading)."""
+    return engine is not None and not engine.available and engine.state != "loading"
+
+
 def render_queue(rows: Sequence[QueueRow], selected: str = "", engine: EngineStatus | None = None) -> str:
     """The queue table, under the engine banner; each row carries its incident id (a click selects it) and the
     urgent ones are listed for the page's alert script."""
-    guidance_down = engine is not None and not engine.available and engine.state != "loading"
-    urgent = [row.incident_id for row in rows if row.esi_level in (1, 2) and row.status == "new"]
+    down = guidance_is_down(engine)
     lines = [
         render_engine_banner(engine),
-        f'<div id="queue" data-urgent="{",".join(urgent)}" data-count="{len(rows)}">',
-        '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>status</th>'
-        "<th>claimed by</th><th>guidance</th></tr></thead><tbody>",
+        f'<div id="queue" data-urgent="{",".join(urgent_ids(rows))}" data-count="{len(rows)}">',
+        QUEUE_HEAD,
+        *(render_row(row, row.incident_id == selected, down) for row in rows),
     ]
-    for row in rows:
-        chosen = " selected" if row.incident_id == selected else ""
-        review = review_badge(row.review_reason) if row.review_pending else ""
-        lines.append(
-            f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
-            f"<td>{badge(row.esi_level, row.overridden)}{review}</td>"
-            f'<td class="{wait_class(row.waited_s)}">{clock(row.waited_s)}</td>'
-            f"<td>{html.escape(row.chief_complaint)}</td>"
-            f'<td class="status">{row.status}</td>'
-            f"<td>{html.escape(row.claimed_by or '')}</td>"
-            f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
-        )
     if not rows:
-        lines.append('<tr><td colspan="6" class="empty">No open incidents.</td></tr>')
+        lines.append(EMPTY_QUEUE_ROW)
     lines.append("</tbody></table></div>")
     return "".join(lines)
 
@@ -249,53 +270,4 @@ table.queue tr.selected { outline: 2px solid #1565c0; }
 .engine-banner.down { color: #fff; background: #c62828; }
 .engine-banner.loading { color: #4e342e; background: #ffe0b2; }
 .engine-unavailable { color: #c62828; font-weight: 700; }
-"""
-
-HEAD = """
-<script>
-(() => {
-  const seen = new Set();
-  let first = true;
-  let unread = 0;
-  const baseTitle = "triage-dispatch console";
-  function beep() {
-    try {
-      const ctx = new (window.AudioContext || window.webkitAudioContext)();
-      const osc = ctx.createOscillator();
-      osc.frequency.value = 880; osc.connect(ctx.destination); osc.start(); osc.stop(ctx.currentTime + 0.4);
-    } catch (e) {}
-  }
-  function check() {
-    const queue = document.getElementById("queue");
-    if (!queue) return;
-    const ids = (queue.dataset.urgent || "").split(",").filter(Boolean);
-    const fresh = ids.filter((id) => !seen.has(id));
-    ids.forEach((id) => seen.add(id));
-    if (fresh.length && !first) {
-      unread += fresh.length;
-      const banner = document.getElementById("urgent-banner");
-      if (banner) { banner.style.display = "block"; banner.textContent = `NEW ESI 1-2 INCIDENT (${unread})`; }
-      document.title = `(${unread}) URGENT - ${baseTitle}`;
-      beep();
-    }
-    first = false;
-  }
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) { unread = 0; document.title = baseTitle; }
-  });
-  document.addEventListener("click", (event) => {
-    const banner = document.getElementById("urgent-banner");
-    if (banner && event.target === banner) { banner.style.display = "none"; unread = 0; document.title = baseTitle; }
-    const row = event.target.closest && event.target.closest("tr.incident");
-    if (!row) return;
-    const box = document.querySelector("#selected-id textarea, #selected-id input");
-    if (!box) return;
-    box.value = row.dataset.id;
-    box.dispatchEvent(new Event("input", { bubbles: true }));
-    const open = document.querySelector("#open-incident");
-    if (open) open.click();
-  });
-  new MutationObserver(check).observe(document.documentElement, { childList: true, subtree: true });
-})();
-</script>
 """

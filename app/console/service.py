@@ -56,6 +56,8 @@ class QueueRow:
     review_reason: str = ""
     template: str = ""
     """The template kind when its guidance is a template (overload shedding), else empty."""
+    accepted_s: float = 0.0
+    """When intake accepted it (epoch seconds): the page's wait clock counts from it."""
 
 
 def template_kind(guidance_model: str | None) -> str:
@@ -88,6 +90,7 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             review_pending=review_pending(incident),
             review_reason=incident.review_reason,
             template=template_kind(guidance_model),
+            accepted_s=incident.accepted_at.timestamp(),
         )
         for incident, claimer, guidance_model in rows
     ]

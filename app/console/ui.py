@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,9 @@ from app.auth import Principal
 from app.console.dashboard import dashboard_data, dashboard_figure, render_agreement, weekly_agreement
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
-from app.console.render import CSS, HEAD, render_incident, render_queue
+from app.console.page_script import PAGE_SCRIPT
+from app.console.queue_stream import QUEUE_SHELL, SharedView, add_queue_stream, read_view
+from app.console.render import CSS, render_incident
 from app.console.service import (
     DISPATCH_ROLES,
     DISPOSITIONS,
@@ -33,7 +36,6 @@ from app.console.service import (
     incident_detail,
     mark_dispatched,
     new_message,
-    open_queue,
     override,
     require,
 )
@@ -107,7 +109,10 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
         return principal.name if principal is not None else None
 
     exports = ExportStore()
-    _add_export_route(app, exports, current)  # before the mount, which would take every path under /console
+    engine = engine_status_cache(settings)
+    # Before the mount, which would take every path under /console:
+    _add_export_route(app, exports, current)
+    add_queue_stream(app, SharedView(functools.partial(read_view, settings.database_url, engine)), current)
     gr.mount_gradio_app(
         app,
         build_console(settings, exports),
@@ -116,7 +121,7 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
         blocked_paths=[str(exports.directory)],
         max_file_size=CONSOLE_MAX_UPLOAD_BYTES,
         css=CSS,
-        head=HEAD,
+        head=PAGE_SCRIPT,
         footer_links=[],
         show_error=True,
     )
@@ -192,6 +197,15 @@ def _add_export_route(app: FastAPI, exports: ExportStore, current: Callable[[Req
         )
 
 
+def engine_status_cache(settings: Settings) -> EngineStatusCache | None:
+    """Whether guidance is available, read from the engine heartbeats at most every 2 s (None: no Redis set)."""
+    if settings.redis_url is None:
+        return None
+    return EngineStatusCache(
+        side_redis_client(settings.redis_url, 1.0, client_name="triage-console"), settings.queue_prefix
+    )
+
+
 def build_console(settings: Settings, exports: ExportStore | None = None) -> gr.Blocks:
     """The console's Blocks; every handler finds the user from the session and checks the role itself."""
     handlers = _Handlers(settings, exports or ExportStore())
@@ -209,10 +223,6 @@ class _Handlers:
         self.settings = settings
         self.url = settings.database_url
         self.exports = exports
-        self.engine: EngineStatusCache | None = None
-        if settings.redis_url is not None:
-            client = side_redis_client(settings.redis_url, 1.0, client_name="triage-console")
-            self.engine = EngineStatusCache(client, settings.queue_prefix)
 
     def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -235,12 +245,6 @@ class _Handlers:
             gr.update(visible=who.role == Role.SUPERVISOR),
             gr.update(visible=can_dispatch),
         )
-
-    def refresh_queue(self, selected: str, request: gr.Request) -> str:
-        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see the queue")
-        engine = self.engine.get() if self.engine is not None else None
-        with session_scope(self.url) as session:
-            return render_queue(open_queue(session), selected, engine)
 
     def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, str, str]:
         require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
@@ -328,6 +332,8 @@ class _View:
     who: gr.HTML
     selected: gr.Textbox
     open_button: gr.Button
+    reload_button: gr.Button
+    """Clicked by the page when the open incident changed (its queue row did, or its guidance is being written)."""
     tabs: gr.Tabs
     queue_html: gr.HTML
     incident_html: gr.HTML
@@ -370,9 +376,10 @@ def _layout() -> _View:
     view.who = gr.HTML(elem_id="whoami")
     view.selected = gr.Textbox(elem_id="selected-id", visible="hidden")
     view.open_button = gr.Button("open", elem_id="open-incident", visible="hidden")
+    view.reload_button = gr.Button("reload", elem_id="reload-incident", visible="hidden")
     with gr.Tabs() as view.tabs:
         with gr.Tab("Queue", id="queue"):
-            view.queue_html = gr.HTML(elem_id="queue-view")
+            view.queue_html = gr.HTML(QUEUE_SHELL, elem_id="queue-view")  # filled by the queue's stream
         with gr.Tab("Incident", id="incident"):
             _incident_tab(view)
         with gr.Tab("New message", id="new"):
@@ -431,12 +438,12 @@ def _audit_tab(view: _View) -> None:
 
 
 def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
-    """The events: the one-second refresh, the actions, the new message, the dashboard, the audit, the page load."""
+    """The events: the incident's reload, the actions, the new message, the dashboard, the audit, the page load."""
     v, h = view, handlers
-    timer = gr.Timer(1.0)
-    timer.tick(h.refresh_queue, inputs=[v.selected], outputs=[v.queue_html], show_progress="hidden")
+    # The queue is pushed by the server (`app.console.queue_stream`, the page's script); the open incident is
+    # reloaded when the page sees it change. Nothing polls.
     incident_outputs = [v.incident_html, v.guidance, v.history]
-    timer.tick(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
+    v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
     for button, action in (
         (v.claim_button, "claim"),
@@ -457,7 +464,6 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_minutes]
     v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
-    blocks.load(h.refresh_queue, inputs=[v.selected], outputs=[v.queue_html])
 
 
 def _bind(act: Any, action: str) -> Any:

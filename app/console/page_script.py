@@ -1,0 +1,149 @@
+"""The console page's script: the queue from the server's stream, the wait clocks, the urgent alert, row clicks."""
+
+from __future__ import annotations
+
+from app.console.queue_stream import STREAM_PATH
+from app.console.render import ANSWER_TARGET_S, PROCESS_TARGET_S
+
+_SCRIPT = """
+<script>
+(() => {
+  const STREAM = "@STREAM@", WARN_S = @WARN_S@, LATE_S = @LATE_S@;
+  const baseTitle = "triage-dispatch console";
+  const seen = new Set();
+  let firstAlert = true, unread = 0, offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
+  const model = { order: [], rows: new Map(), banner: "", urgent: [], empty: "" };
+  const shown = new Map();  // id -> {el, html}: the rows on screen
+  let shownBody = null;
+
+  function beep() {
+    try {
+      const ctx = new (window.AudioContext || window.webkitAudioContext)();
+      const osc = ctx.createOscillator();
+      osc.frequency.value = 880; osc.connect(ctx.destination); osc.start(); osc.stop(ctx.currentTime + 0.4);
+    } catch (e) {}
+  }
+  function alertUrgent(ids) {
+    const fresh = ids.filter((id) => !seen.has(id));
+    ids.forEach((id) => seen.add(id));
+    if (fresh.length && !firstAlert) {
+      unread += fresh.length;
+      const banner = document.getElementById("urgent-banner");
+      if (banner) { banner.style.display = "block"; banner.textContent = `NEW ESI 1-2 INCIDENT (${unread})`; }
+      document.title = `(${unread}) URGENT - ${baseTitle}`;
+      beep();
+    }
+    firstAlert = false;
+  }
+  function clock(total) {
+    total = Math.max(0, Math.floor(total));
+    const h = Math.floor(total / 3600), m = Math.floor(total / 60) % 60, s = String(total % 60).padStart(2, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+  function tickClocks() {
+    const now = Date.now() / 1000 + offset;
+    document.querySelectorAll("[data-since]").forEach((cell) => {
+      const waited = now - parseFloat(cell.dataset.since);
+      const text = clock(waited);
+      if (cell.textContent !== text) cell.textContent = text;
+      if (cell.tagName === "TD") {
+        const cls = waited >= LATE_S ? "wait-late" : waited >= WARN_S ? "wait-warn" : "wait-ok";
+        if (cell.className !== cls) cell.className = cls;
+      }
+    });
+  }
+  function render() {
+    const body = document.querySelector("#queue tbody");
+    if (!body) return;
+    const slot = document.getElementById("engine-banner-slot");
+    if (slot && slot.innerHTML !== model.banner) slot.innerHTML = model.banner;
+    const queue = document.getElementById("queue");
+    queue.dataset.count = String(model.order.length);
+    queue.dataset.urgent = model.urgent.join(",");
+    if (body !== shownBody) { shown.clear(); body.innerHTML = ""; shownBody = body; }
+    for (const [id, item] of shown) if (!model.rows.has(id)) { item.el.remove(); shown.delete(id); }
+    const empty = body.querySelector("tr.empty-row");
+    if (empty && model.order.length) empty.remove();
+    const template = document.createElement("template");
+    model.order.forEach((id, index) => {
+      const html = model.rows.get(id);
+      if (html === undefined) return;
+      let item = shown.get(id);
+      if (!item || item.html !== html) {
+        template.innerHTML = html;
+        const el = template.content.firstElementChild;
+        if (item) item.el.replaceWith(el);
+        item = { el, html };
+        shown.set(id, item);
+      }
+      item.el.classList.toggle("selected", id === selectedId);
+      if (body.children[index] !== item.el) body.insertBefore(item.el, body.children[index] || null);
+    });
+    if (!model.order.length && !body.querySelector("tr.empty-row") && model.empty) {
+      template.innerHTML = model.empty;
+      body.appendChild(template.content.firstElementChild);
+    }
+    tickClocks();
+  }
+  function onQueue(event) {
+    const patch = JSON.parse(event.data);
+    offset = patch.now - Date.now() / 1000;
+    if (patch.shell !== undefined) { model.rows = new Map(); model.empty = patch.empty; reloadWanted = true; }
+    for (const [id, html] of Object.entries(patch.rows || {})) {
+      model.rows.set(id, html);
+      if (id === selectedId) reloadWanted = true;
+    }
+    for (const id of patch.removed || []) { model.rows.delete(id); if (id === selectedId) reloadWanted = true; }
+    if (patch.order) model.order = patch.order;
+    if (patch.banner !== undefined) model.banner = patch.banner;
+    if (patch.urgent) model.urgent = patch.urgent;
+    render();
+    if (patch.urgent) alertUrgent(patch.urgent);
+    maybeReload();
+  }
+  function maybeReload() {
+    // The open incident is reloaded when its row changed, and every second while its guidance is being written.
+    if (!selectedId) return;
+    const item = shown.get(selectedId);
+    const writing = item !== undefined && /engine-(prefilling|generating)/.test(item.html);
+    if ((reloadWanted || writing) && Date.now() - lastReload >= 1000) {
+      const button = document.querySelector("#reload-incident");
+      if (!button) return;
+      reloadWanted = false; lastReload = Date.now();
+      button.click();
+    }
+  }
+  if (window.EventSource) new EventSource(STREAM).addEventListener("queue", onQueue);
+  setInterval(() => {
+    if (shownBody === null || !document.body.contains(shownBody)) render();  // Gradio drew the queue anew
+    tickClocks();
+    maybeReload();
+  }, 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) { unread = 0; document.title = baseTitle; }
+  });
+  document.addEventListener("click", (event) => {
+    const banner = document.getElementById("urgent-banner");
+    if (banner && event.target === banner) { banner.style.display = "none"; unread = 0; document.title = baseTitle; }
+    const row = event.target.closest && event.target.closest("tr.incident");
+    if (!row) return;
+    const box = document.querySelector("#selected-id textarea, #selected-id input");
+    if (!box) return;
+    selectedId = row.dataset.id;
+    render();
+    box.value = selectedId;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    lastReload = Date.now();
+    const open = document.querySelector("#open-incident");
+    if (open) open.click();
+  });
+})();
+</script>
+"""
+
+PAGE_SCRIPT = (
+    _SCRIPT.replace("@STREAM@", STREAM_PATH)
+    .replace("@WARN_S@", str(ANSWER_TARGET_S))
+    .replace("@LATE_S@", str(PROCESS_TARGET_S))
+)
+"""In the console page's head (`gr.mount_gradio_app(head=...)`)."""

@@ -1,0 +1,178 @@
+"""The queue pushed to each open console as Server-Sent Events: a row is sent when it changes, never the whole queue
+every second; the page counts the wait clocks up itself."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import PlainTextResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.auth import Principal
+from app.console.render import (
+    EMPTY_QUEUE_ROW,
+    QUEUE_HEAD,
+    guidance_is_down,
+    render_engine_banner,
+    render_row,
+    urgent_ids,
+)
+from app.console.service import open_queue
+from app.db.models import Role
+from app.db.session import session_scope
+from app.engine_status import EngineStatusCache
+
+STREAM_PATH = "/console/stream/queue"
+TICK_S = 1.0
+"""How often a stream looks for changes (one shared read of the queue per tick, whatever the number of consoles)."""
+KEEPALIVE_S = 15.0
+"""A comment line this often keeps proxies from closing a quiet stream."""
+STREAM_LIFETIME_S = 600.0
+"""A stream ends after this long and the browser reconnects at once (a fresh full view; no connection held for
+ever across a restart or a proxy)."""
+QUEUE_SHELL = (
+    f'<div id="engine-banner-slot"></div><div id="queue" data-urgent="" data-count="0">{QUEUE_HEAD}</tbody></table>'
+    "</div>"
+)
+SEE_QUEUE = (Role.CALL_TAKER, Role.DISPATCHER, Role.SUPERVISOR)
+_SINCE = re.compile(r'data-since="([^"]*)"')
+
+
+@dataclass(frozen=True, slots=True)
+class QueueView:
+    """The queue as every console sees it at one moment: each row's HTML in order, the banner, the urgent ids."""
+
+    order: tuple[str, ...]
+    rows: dict[str, str]
+    banner: str
+    urgent: tuple[str, ...]
+    now_s: float
+
+
+def read_view(database_url: str, engine: EngineStatusCache | None, now_s: float | None = None) -> QueueView:
+    """The queue now, rendered row by row (the wait cells carry the arrival time, the page counts)."""
+    status = engine.get() if engine is not None else None
+    now_s = time.time() if now_s is None else now_s
+    with session_scope(database_url) as session:
+        rows = open_queue(session, dt.datetime.fromtimestamp(now_s, dt.UTC))
+    down = guidance_is_down(status)
+    return QueueView(
+        order=tuple(row.incident_id for row in rows),
+        rows={row.incident_id: render_row(row, guidance_down=down, live_clock=True) for row in rows},
+        banner=render_engine_banner(status),
+        urgent=tuple(urgent_ids(rows)),
+        now_s=now_s,
+    )
+
+
+def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | None:
+    """What a console showing `before` needs to show `after` (None: nothing changed; everything when `before` is
+    None). Wait clocks are not changes: the page counts them from `data-since`."""
+    if before is None:
+        return {
+            "shell": QUEUE_SHELL,
+            "empty": EMPTY_QUEUE_ROW,
+            "order": list(after.order),
+            "rows": after.rows,
+            "removed": [],
+            "banner": after.banner,
+            "urgent": list(after.urgent),
+            "now": after.now_s,
+        }
+    changed = {
+        row_id: row_html
+        for row_id, row_html in after.rows.items()
+        if _without_clock(before.rows.get(row_id)) != _without_clock(row_html)
+    }
+    removed = [row_id for row_id in before.order if row_id not in after.rows]
+    patch: dict[str, Any] = {}
+    if changed:
+        patch["rows"] = changed
+    if removed:
+        patch["removed"] = removed
+    if after.order != before.order:
+        patch["order"] = list(after.order)
+    if after.banner != before.banner:
+        patch["banner"] = after.banner
+    if after.urgent != before.urgent:
+        patch["urgent"] = list(after.urgent)
+    if not patch:
+        return None
+    patch["now"] = after.now_s
+    return patch
+
+
+def _without_clock(row_html: str | None) -> str | None:
+    """A row's HTML with its wait cell reduced to the arrival time (the cell's class and text move with the clock
+    alone: the page counts them)."""
+    if row_html is None:
+        return None
+    start = row_html.find('<td class="wait-')
+    if start < 0:
+        return row_html
+    end = row_html.find("</td>", start) + len("</td>")
+    since = _SINCE.search(row_html, start, end)
+    return row_html[:start] + (since.group(1) if since else "") + row_html[end:]
+
+
+class SharedView:
+    """One read of the queue per `ttl_s` for every open console."""
+
+    def __init__(
+        self, read: Callable[[], QueueView], ttl_s: float = TICK_S, clock: Callable[[], float] = time.monotonic
+    ):
+        self._read = read
+        self._ttl_s = ttl_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._view: QueueView | None = None
+        self._at = -float("inf")
+
+    def get(self) -> QueueView:
+        with self._lock:
+            if self._view is None or self._clock() - self._at >= self._ttl_s:
+                self._view = self._read()
+                self._at = self._clock()
+            return self._view
+
+
+async def queue_events(
+    request: Request, shared: SharedView, lifetime_s: float = STREAM_LIFETIME_S
+) -> AsyncIterator[str]:
+    """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment."""
+    yield "retry: 1000\n\n"
+    shown: QueueView | None = None
+    began = quiet_since = time.monotonic()
+    while time.monotonic() - began < lifetime_s and not await request.is_disconnected():
+        view = await run_in_threadpool(shared.get)
+        patch = queue_patch(shown, view)
+        if patch is not None:
+            yield f"event: queue\ndata: {json.dumps(patch, separators=(',', ':'))}\n\n"
+            shown, quiet_since = view, time.monotonic()
+        elif time.monotonic() - quiet_since >= KEEPALIVE_S:
+            yield ": keep-alive\n\n"
+            quiet_since = time.monotonic()
+        await asyncio.sleep(TICK_S)
+
+
+def add_queue_stream(app: FastAPI, shared: SharedView, current: Callable[[Request], Principal | None]) -> None:
+    """`GET /console/stream/queue`: the queue's events for a signed-in console user."""
+
+    @app.get(STREAM_PATH, include_in_schema=False)
+    async def queue_stream(request: Request) -> Response:
+        principal = await run_in_threadpool(current, request)
+        if principal is None:
+            return PlainTextResponse("sign in first", status_code=401)
+        if principal.role not in SEE_QUEUE:
+            return PlainTextResponse("your role may not see the queue", status_code=403)
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(queue_events(request, shared), media_type="text/event-stream", headers=headers)

@@ -1,0 +1,137 @@
+"""The queue's stream: the whole view first, then only what changed (never the wait clocks), to signed-in users."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+from app.auth import add_user
+from app.console.queue_stream import QUEUE_SHELL, STREAM_PATH, SharedView, queue_patch, read_view
+from app.db.migrate import upgrade
+from app.db.models import Incident, utcnow
+from app.db.session import session_scope
+from app.engine_status import EngineStatus
+from app.settings import Settings
+
+NOW = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    database_url = f"sqlite:///{tmp_path / 'stream.db'}"
+    upgrade(database_url)
+    with session_scope(database_url) as session:
+        add_user(session, "dana", "dispatcher", "dispatch-pass")
+        for index, (level, age_s) in enumerate([(3, 100), (1, 20)]):
+            session.add(incident(f"i{index}", level, NOW - dt.timedelta(seconds=age_s)))
+    return database_url
+
+
+def incident(incident_id: str, level: int, accepted: dt.datetime) -> Incident:
+    return Incident(
+        id=incident_id,
+        source="cad",
+        webhook_id=incident_id,
+        text=f"call {incident_id}",
+        chief_complaint=f"call {incident_id}",
+        esi_level=level,
+        accepted_at=accepted,
+        guidance_state="queued",
+    )
+
+
+class FixedEngine:
+    def __init__(self, status: EngineStatus) -> None:
+        self.status = status
+
+    def get(self) -> EngineStatus:
+        return self.status
+
+
+def test_the_first_patch_is_the_whole_view_and_a_clock_tick_alone_sends_nothing(url: str) -> None:
+    first = read_view(url, None, now_s=NOW.timestamp())
+    patch = queue_patch(None, first)
+    assert patch is not None
+    assert (patch["shell"], patch["order"], patch["urgent"], patch["banner"]) == (QUEUE_SHELL, ["i1", "i0"], ["i1"], "")
+    assert f'data-since="{(NOW - dt.timedelta(seconds=20)).timestamp():.3f}">0:20</td>' in patch["rows"]["i1"]
+    later = read_view(url, None, now_s=NOW.timestamp() + 45)  # i1 turns amber, i0's clock moves on: no change
+    assert 'class="wait-late"' in later.rows["i1"] and later.rows != first.rows
+    assert queue_patch(first, later) is None
+
+
+def test_a_new_call_a_change_and_a_close_send_those_rows_and_the_order_only(url: str) -> None:
+    before = read_view(url, None, now_s=NOW.timestamp())
+    with session_scope(url) as session:
+        session.add(incident("i2", 2, NOW))
+        session.get(Incident, "i0").guidance_state = "generating"  # type: ignore[union-attr]
+        session.get(Incident, "i1").status = "closed"  # type: ignore[union-attr]
+    after = read_view(url, None, now_s=NOW.timestamp() + 1)
+    patch = queue_patch(before, after)
+    assert patch is not None
+    assert sorted(patch) == ["now", "order", "removed", "rows", "urgent"]
+    assert sorted(patch["rows"]) == ["i0", "i2"] and ">generating</td>" in patch["rows"]["i0"]
+    assert (patch["removed"], patch["order"], patch["urgent"]) == (["i1"], ["i2", "i0"], ["i2"])
+
+
+def test_the_banner_is_sent_when_guidance_goes_down_and_queued_rows_say_so(url: str) -> None:
+    engine = FixedEngine(EngineStatus(True, "serving", engines=1))
+    before = read_view(url, engine, now_s=NOW.timestamp())  # type: ignore[arg-type]
+    engine.status = EngineStatus(False, "unavailable", "model m cannot be downloaded", 1)
+    after = read_view(url, engine, now_s=NOW.timestamp())  # type: ignore[arg-type]
+    patch = queue_patch(before, after)
+    assert patch is not None and patch["banner"].startswith('<div class="engine-banner down"')
+    assert all(">guidance unavailable</td>" in row for row in patch["rows"].values()) and len(patch["rows"]) == 2
+
+
+def test_one_read_serves_every_console_within_a_tick(url: str) -> None:
+    reads: list[float] = []
+    now = [0.0]
+
+    def read() -> object:
+        reads.append(now[0])
+        return read_view(url, None, now_s=NOW.timestamp())
+
+    shared = SharedView(read, ttl_s=1.0, clock=lambda: now[0])  # type: ignore[arg-type]
+    assert shared.get() is shared.get()
+    now[0] = 0.99
+    shared.get()
+    now[0] = 1.0
+    shared.get()
+    assert reads == [0.0, 1.0]
+
+
+@pytest.fixture
+def client(url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(database_url=url), reconciler=False)) as test_client:
+        yield test_client
+
+
+def events(client: TestClient, count: int) -> list[dict[str, object]]:
+    """The first `count` queue events of one stream, then the stream is closed."""
+    found = []
+    with client.stream("GET", STREAM_PATH) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                found.append(json.loads(line[len("data: ") :]))
+                if len(found) == count:
+                    break
+                with session_scope(client.app.state.settings.database_url) as session:  # type: ignore[attr-defined]
+                    session.add(incident("i9", 1, utcnow()))
+    return found
+
+
+def test_the_stream_needs_a_session_and_pushes_the_view_then_the_change(client: TestClient) -> None:
+    assert client.get(STREAM_PATH).status_code == 401
+    client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
+    first, second = events(client, 2)
+    assert first["order"] == ["i1", "i0"] and "shell" in first
+    assert second["order"] == ["i1", "i9", "i0"] and list(second["rows"]) == ["i9"]  # type: ignore[call-overload]
+    assert "shell" not in second
