@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     named, never echoed: pydantic would otherwise print the input (a webhook secret's tail, a database password)."""
 
     env: Literal["development", "production"] = "development"
+    eido_agency_id: str = Field(default="psap.invalid", pattern=r"^[A-Za-z0-9.-]+$")
+    """The centre's NENA Agency Identifier (a domain name) in exported EIDO documents (`docs/eido.md`)."""
     cookie_secure: bool | None = None
     """The console's session cookie only over HTTPS; None: in production. Set false for a pilot served over plain
     HTTP (the browser would otherwise never send the cookie back, and sign-in would not stick)."""

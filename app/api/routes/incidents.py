@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
+from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
 from app import incident_actions as actions
@@ -31,6 +32,7 @@ from app.api.schemas import (
     Timings,
 )
 from app.db.models import Incident, IncidentEvent, IncidentStatus, Outcome
+from app.eido import build_eido, load_eido_source
 from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 from app.overrides import propagate_override
 
@@ -109,6 +111,21 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
         ),
         events=[_event(event) for event in incident_events(session, incident_id)],
     )
+
+
+@router.get(
+    "/{incident_id}/eido",
+    response_class=JSONResponse,
+    responses={200: {"description": "a NENA EIDO JSON document (NENA-STA-021)"}, 404: REFUSED[404]},
+)
+def get_incident_eido(
+    incident_id: str, session: SessionDep, settings: SettingsDep, _: CurrentPrincipal
+) -> JSONResponse:
+    """The incident as a NENA EIDO JSON document: its acuity, guidance and history (see docs/eido.md)."""
+    source = load_eido_source(session, incident_id)
+    if source is None:
+        raise HTTPException(404, "no such incident")
+    return JSONResponse(build_eido(source, settings.eido_agency_id), media_type="application/json")
 
 
 @router.post("/{incident_id}/claim", response_model=IncidentSummary, responses=REFUSED)
