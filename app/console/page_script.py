@@ -119,6 +119,12 @@ _SCRIPT = """
     tickClocks();
     maybeReload();
   }, 1000);
+  setInterval(() => {
+    // The dashboard refreshes itself while it is on screen (every 30 s), not in a hidden tab.
+    const plot = document.querySelector("#dashboard-plot");
+    const refresh = document.querySelector("#dashboard-refresh");
+    if (plot && refresh && plot.offsetParent !== null && !document.hidden) refresh.click();
+  }, 30000);
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) { unread = 0; document.title = baseTitle; }
   });

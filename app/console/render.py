@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Sequence
 from typing import Any
 
+from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_status import EngineStatus
 
@@ -195,14 +197,60 @@ def guidance_label(detail: dict[str, Any]) -> str:
     return ENGINE_STATES.get(detail["guidance_state"], "")
 
 
+def render_arrival(detail: dict[str, Any]) -> str:
+    """When the call arrived (the server's local time) and, while the incident is open, its wait clock (counted up by
+    the page from `data-since`)."""
+    accepted = detail["accepted_at"]
+    arrived = f"arrived {accepted.astimezone().strftime('%H:%M:%S')}"
+    if detail["status"] == "closed":
+        return f'<span class="arrival">{arrived}</span>'
+    waited = max(0.0, dt.datetime.now(dt.UTC).timestamp() - accepted.timestamp())
+    return (
+        f'<span class="arrival">{arrived} · waiting <span class="wait-clock" data-since="{accepted.timestamp():.3f}">'
+        f"{clock(waited)}</span></span>"
+    )
+
+
+def render_history(events: Sequence[dict[str, Any]], user_names: dict[str, str]) -> str:
+    """The incident's events, oldest first, in words: when, who, what, the change, the reason."""
+    lines = ["<table class='events'><tr><th>when</th><th>who</th><th>what</th><th>change</th><th>reason</th></tr>"]
+    for event in events:
+        change = describe_change(event["before"], event["after"], user_names)
+        lines.append(
+            f"<tr><td>{event['at'].astimezone().strftime('%H:%M:%S')}</td>"
+            f"<td>{html.escape(actor_label(event['actor']))}</td>"
+            f"<td class='action'>{html.escape(action_label(event['action']))}</td><td>{html.escape(change)}</td>"
+            f"<td class='reason'>{html.escape(event['reason'] or '')}</td></tr>"
+        )
+    lines.append("</table>")
+    return "".join(lines)
+
+
+def guidance_box_label(detail: dict[str, Any] | None) -> str:
+    """The guidance box's label: what the text below it is now."""
+    if detail is None:
+        return "Guidance"
+    if detail.get("template"):
+        return "Guidance (template: the queue was overloaded)"
+    state = detail["guidance_state"]
+    return {
+        "pending": "Guidance (after triage)",
+        "queued": "Guidance (waiting for the engine)",
+        "prefilling": "Guidance (being written)",
+        "generating": "Guidance (being written)",
+        "failed": "Guidance (failed: see the history)",
+    }.get(state, "Guidance")
+
+
 def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
     """(message and triage, guidance, history) for one incident."""
     if detail is None:
         return "<p>Choose an incident in the queue.</p>", "", ""
     classification = detail["classification"]
+    review = review_badge(detail.get("review_reason") or "") if detail.get("review_pending") else ""
     parts = [
-        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)} '
-        f"<b>{html.escape(detail['status'])}</b> · guidance {guidance_label(detail)}</div>",
+        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review} '
+        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
     if detail.get("caller") or detail.get("location"):
@@ -225,19 +273,8 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
         parts.append(render_resources(classification))
     else:
         parts.append("<p>Not classified yet.</p>")
-    history = ["<table class='events'><tr><th>when</th><th>who</th><th>what</th><th>change</th><th>reason</th></tr>"]
-    for event in detail["events"]:
-        change = ", ".join(
-            f"{k}: {event['before'].get(k) if event['before'] else '-'} → {v}"
-            for k, v in (event["after"] or {}).items()
-        )
-        history.append(
-            f"<tr><td>{event['at'].strftime('%H:%M:%S')}</td><td>{html.escape(event['actor'])}</td>"
-            f"<td class='action'>{html.escape(event['action'])}</td><td>{html.escape(change)}</td>"
-            f"<td>{html.escape(event['reason'] or '')}</td></tr>"
-        )
-    history.append("</table>")
-    return "".join(parts), detail["guidance"] or "", "".join(history)
+    history = render_history(detail["events"], detail.get("user_names", {}))
+    return "".join(parts), detail["guidance"] or "", history
 
 
 CSS = """
@@ -265,6 +302,11 @@ table.queue tr.selected { outline: 2px solid #1565c0; }
 .wait-late { color: #fff; background: #b71c1c; font-weight: 700; font-variant-numeric: tabular-nums; }
 .message { white-space: pre-wrap; font-size: 16px; padding: 8px; background: #fafafa; border-left: 4px solid #1565c0; }
 .message mark { background: #ffcdd2; padding: 0 2px; }
+table.events td.reason { white-space: pre-wrap; min-width: 12em; }
+.arrival { color: #333; }
+.wait-clock { font-variant-numeric: tabular-nums; font-weight: 700; }
+a.download-button { display: inline-block; padding: 8px 16px; background: #1565c0; color: #fff !important;
+  border-radius: 6px; text-decoration: none; font-weight: 600; }
 #urgent-banner { display: none; background: #b71c1c; color: #fff; font-weight: 700; padding: 8px; }
 .engine-banner { padding: 10px 12px; margin-bottom: 8px; border-radius: 6px; font-size: 15px; }
 .engine-banner.down { color: #fff; background: #c62828; }

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from app import incident_actions as actions
 from app.auth import Principal
+from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
 from app.guidance.templates import TEMPLATE_ENGINE
 from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
@@ -100,6 +101,7 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
     incident = session.get(Incident, incident_id)
     if incident is None:
         return None
+    events = [event_view(event) for event in incident_events(session, incident_id)]
     return {
         "id": incident.id,
         "text": incident.text,
@@ -116,8 +118,17 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "guidance": incident.guidance.text if incident.guidance is not None else "",
         "template": template_kind(incident.guidance.model if incident.guidance is not None else None),
         "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
-        "events": [event_view(event) for event in incident_events(session, incident_id)],
+        "review_reason": incident.review_reason,
+        "events": events,
+        "user_names": user_names(session, claimed_by_ids(events)),
     }
+
+
+def user_names(session: Session, user_ids: set[str]) -> dict[str, str]:
+    """User id -> name, for the ids given (one query)."""
+    if not user_ids:
+        return {}
+    return dict(session.execute(select(User.id, User.name).where(User.id.in_(user_ids))).tuples().all())
 
 
 @contextmanager

@@ -20,9 +20,10 @@ from app.auth import Principal
 from app.console.dashboard import dashboard_data, dashboard_figure, render_agreement, weekly_agreement
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
+from app.console.history import action_choices, action_label, actor_label, claimed_by_ids, describe_change
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import QUEUE_SHELL, SharedView, add_queue_stream, read_view
-from app.console.render import CSS, render_incident
+from app.console.render import CSS, guidance_box_label, render_incident
 from app.console.service import (
     DISPATCH_ROLES,
     DISPOSITIONS,
@@ -38,6 +39,7 @@ from app.console.service import (
     new_message,
     override,
     require,
+    user_names,
 )
 from app.console.sessions import (
     COOKIE,
@@ -216,6 +218,19 @@ def build_console(settings: Settings, exports: ExportStore | None = None) -> gr.
     return built
 
 
+OVERRIDE_EFFECTS = {
+    "waiting": ": its place in the guidance queue changed",
+    "leased": ": the engine writing its guidance has the new level",
+}
+"""What an override changed beyond the incident (`propagate_override`); nothing to add when its guidance is done."""
+ACTION_DONE = {
+    "claim": "Claimed.",
+    "dispatch": "Marked dispatched.",
+    "close": "Closed.",
+    "note": "Note added.",
+}
+
+
 class _Handlers:
     """The console's event handlers (their names are the Gradio API names); each checks the user's role itself."""
 
@@ -246,12 +261,14 @@ class _Handlers:
             gr.update(visible=can_dispatch),
         )
 
-    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, str, str]:
+    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, Any, str]:
         require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
         with session_scope(self.url) as session:
-            return render_incident(incident_detail(session, selected) if selected else None)
+            detail = incident_detail(session, selected) if selected else None
+        view, guidance, history = render_incident(detail)
+        return view, gr.update(value=guidance, label=guidance_box_label(detail)), history
 
-    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, str, str, str]:
+    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, str, Any, str]:
         view = self.refresh_incident(selected, request)
         return gr.Tabs(selected="incident"), *view
 
@@ -274,20 +291,21 @@ class _Handlers:
                     override(session, who, selected, esi_level, reason)
             if action == "override":  # after the commit: the heap and the engine
                 where = propagate_override(self.settings, selected, int(level))
-                return f"Overridden to ESI {int(level)} ({where})."
-            return f"Done: {action}."
+                return f"Overridden to ESI {int(level)}{OVERRIDE_EFFECTS.get(where, '')}."
+            return ACTION_DONE[action]
         except (ForbiddenError, ActionError) as error:
             return f"**Refused:** {error}"
 
-    def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> str:
+    def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> tuple[str, Any, Any, Any]:
+        """Store a typed call; once accepted the form is cleared (a call is not entered twice), else kept."""
         try:
             with session_scope(self.url) as session:
                 incident_id = new_message(session, self.principal(request), text, caller, location)
         except ActionError as error:
-            return f"**Refused:** {error}"
+            return f"**Refused:** {error}", gr.update(), gr.update(), gr.update()
         if self.settings.redis_url is not None:
             try_hand_over(incident_id)
-        return f"Accepted: incident {incident_id}."
+        return f"Accepted: incident {incident_id}. The form is ready for the next call.", "", "", ""
 
     def refresh_dashboard(self, request: gr.Request) -> tuple[Any, str]:
         require(self.principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
@@ -304,15 +322,15 @@ class _Handlers:
         since = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes) if minutes else None
         with session_scope(self.url) as session:
             events = audit_events(session, who, incident_id.strip(), actor.strip(), action.strip(), since)
+            names = user_names(session, claimed_by_ids(events))
         rows = [
             [
-                event["at"],
+                dt.datetime.fromisoformat(event["at"]).astimezone().strftime("%Y-%m-%d %H:%M:%S"),
                 event["incident"],
-                event["actor"],
-                event["action"],
-                str(event["before"]),
-                str(event["after"]),
-                event["reason"],
+                actor_label(event["actor"]),
+                action_label(event["action"]),
+                describe_change(event["before"], event["after"], names),
+                event["reason"] or "",
             ]
             for event in events
         ]
@@ -320,7 +338,8 @@ class _Handlers:
         token = self.exports.save(who.name, events_csv(events))  # replaces this supervisor's previous export
         minutes_left = int(self.exports.ttl_s // 60)
         link = (
-            f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link">Download the CSV</a> '
+            f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link" class="download-button">'
+            "Download these events (CSV)</a> "
             f"({len(rows)} events; one download, within {minutes_left} minutes)"
         )
         return rows, link
@@ -402,7 +421,7 @@ def _incident_tab(view: _View) -> None:
     with gr.Row():
         with gr.Column(scale=3):
             view.incident_html = gr.HTML(elem_id="incident-view")
-            view.guidance = gr.Textbox(label="Guidance (streaming)", lines=12, interactive=False, elem_id="guidance")
+            view.guidance = gr.Textbox(label="Guidance", lines=12, interactive=False, elem_id="guidance")
         with gr.Column(scale=2):
             with gr.Group(visible=False) as view.dispatch_actions:
                 with gr.Row():
@@ -411,7 +430,9 @@ def _incident_tab(view: _View) -> None:
                 view.level = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
                 view.reason = gr.Textbox(label="Reason (required)", elem_id="override-reason")
                 view.override_button = gr.Button("Override ESI", variant="primary", elem_id="override")
-                view.disposition = gr.Dropdown(list(DISPOSITIONS), label="Disposition", elem_id="disposition")
+                view.disposition = gr.Dropdown(
+                    list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
+                )
                 view.close_button = gr.Button("Close incident", elem_id="close")
             view.note = gr.Textbox(label="Note", elem_id="note")
             view.note_button = gr.Button("Add note", elem_id="add-note")
@@ -424,15 +445,15 @@ def _audit_tab(view: _View) -> None:
     with gr.Row():
         view.audit_incident = gr.Textbox(label="Incident id")
         view.audit_actor = gr.Textbox(label="User", elem_id="audit-user")
-        view.audit_action = gr.Dropdown(
-            ["", "received", "classified", "claim", "override", "dispatch", "close", "note"],
-            label="Action",
-            elem_id="audit-action",
-        )
+        view.audit_action = gr.Dropdown(action_choices(), value="", label="What", elem_id="audit-action")
         view.audit_minutes = gr.Number(label="Last minutes (0 = all)", value=60)
     view.search = gr.Button("Search", elem_id="audit-search")
     view.table = gr.Dataframe(
-        headers=["at", "incident", "actor", "action", "before", "after", "reason"], elem_id="audit-table"
+        headers=["when", "incident", "who", "what", "change", "reason"],
+        elem_id="audit-table",
+        wrap=True,
+        column_widths=["13%", "17%", "11%", "12%", "25%", "22%"],
+        interactive=False,
     )
     view.csv_link = gr.HTML(elem_id="audit-csv")
 
@@ -458,7 +479,8 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             outputs=[v.result],
             api_name=f"action_{action}",
         )
-    v.submit.click(h.new_message, inputs=[v.text, v.caller, v.location], outputs=[v.accepted])
+    form = [v.text, v.caller, v.location]
+    v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form])
     v.refresh.click(h.refresh_dashboard, outputs=[v.plot, v.agreement])
     v.dashboard_tab.select(h.refresh_dashboard, outputs=[v.plot, v.agreement])
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_minutes]

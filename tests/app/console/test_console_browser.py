@@ -156,6 +156,13 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     dana.wait_for_selector("#incident-view .message", timeout=30_000)
     assert "twisted my ankle" in dana.inner_text("#incident-view")
     wait_for(lambda: dana.input_value("#guidance textarea").strip(), what="guidance text streaming in")
+    # The head says when the call arrived and counts its wait up on the page (the server sends no clock).
+    first_tick = dana.inner_text("#incident-view .wait-clock")
+    wait_for(lambda: dana.inner_text("#incident-view .wait-clock") != first_tick, what="the wait clock to tick")
+    assert "arrived " in dana.inner_text("#incident-view .incident-head")
+    wait_for(lambda: dana.locator("#guidance label span").first.inner_text() == "Guidance", what="guidance finished")
+    assert dana.input_value("#disposition input") == ""  # no disposition is chosen for the dispatcher
+    dana.screenshot(path=str(IMAGES / "console-incident.png"), full_page=True)
 
     # Override it to ESI 1 with a reason: the queue reorders and the audit entry appears.
     dana.locator("#override-level label").filter(has_text=re.compile(r"^\s*1\s*$")).click()
@@ -169,6 +176,15 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
         lambda: [incident for incident, _ in queue_levels(dana)][:2] == [ids["critical"], ids["minor"]],
         what="the overridden incident to move up",
     )
+
+    # A call typed in "New message" is accepted and the form is cleared for the next one.
+    dana.get_by_role("tab", name="New message").click()
+    dana.fill("#new-text textarea", "Neighbour fell off a ladder, conscious, wrist deformed")
+    dana.fill("#new-caller textarea", "Neighbour")
+    dana.click("#new-submit")
+    wait_for(lambda: "Accepted: incident" in dana.inner_text("#new-result"), what="the typed call to be accepted")
+    assert (dana.input_value("#new-text textarea"), dana.input_value("#new-caller textarea")) == ("", "")
+    dana.get_by_role("tab", name="Queue").click()
 
     # A new ESI 1 call raises the alert: banner and title (also in a background tab).
     post_call(stack, "browser-alert", "Child not breathing after choking, turning blue")
@@ -192,7 +208,11 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     sue.fill("#audit-user textarea", "dana")
     sue.click("#audit-search")
     wait_for(lambda: "caller now reports he fainted" in sue.inner_text("#audit-table"), what="the audit entry")
-    assert "claim" in sue.inner_text("#audit-table")
+    audit = sue.inner_text("#audit-table")
+    assert "status: new → claimed; claimed by: none → dana" in audit and "ESI override" in audit
+    assert "{" not in audit and "claimed_by" not in audit  # in words: no dicts, no field names, no user ids
+    assert sue.get_attribute("#audit-csv-link", "class") == "download-button"
+    sue.screenshot(path=str(IMAGES / "console-audit.png"), full_page=True)
     sue.get_by_role("tab", name="Dashboard").click()
     sue.wait_for_selector("#dashboard-plot img", timeout=60_000)
     sue.screenshot(path=str(IMAGES / "console-dashboard.png"), full_page=True)

@@ -81,8 +81,8 @@ def test_the_incident_view_says_why_and_lists_the_resources_with_their_words(
     # The red flag stored as "span": [start, end] is marked in the message.
     assert '<mark title="chest pain: consider ESI 2">chest pain</mark>' in view
     assert (
-        "<td class='action'>classified</td><td>esi_level: None → 2, model_version: None → stub-1, "
-        f"needs_review: None → True</td><td>{REVIEW_REASON}</td>"
+        "<td>classifier</td><td class='action'>triaged</td><td>ESI level: none → 2; needs review: yes; "
+        f"triage model: stub-1</td><td class='reason'>{REVIEW_REASON}</td>"
     ) in history
     plain, _, _ = render_incident(incident_detail(session, classified["plain"]))
     assert "review" not in plain and "Resources" not in plain

@@ -1,0 +1,89 @@
+"""Audit events in a dispatcher's words: who (names, not ids), what was done, and the change as plain before → after."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+ACTIONS = {
+    "received": "call received",
+    "classified": "triaged",
+    "override": "ESI override",
+    "claim": "claimed",
+    "dispatch": "marked dispatched",
+    "close": "closed",
+    "note": "note",
+    "template_guidance": "template guidance (queue overloaded)",
+    "unclassifiable": "could not be triaged",
+}
+FIELDS = {
+    "esi_level": "ESI level",
+    "status": "status",
+    "claimed_by": "claimed by",
+    "guidance_state": "guidance",
+    "disposition": "disposition",
+    "needs_review": "needs review",
+    "model_version": "triage model",
+    "call_id": "call id",
+    "template": "template",
+}
+"""Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
+template's version and projection) stay in the audit log and its CSV."""
+SYSTEM_ACTORS = {"system:classifier": "classifier", "system:overload": "overload shedding"}
+
+
+def actor_label(actor: str) -> str:
+    """A user's name as is; the product's own actors in words (`system:intake:cad` is "intake (cad)")."""
+    if actor.startswith("system:intake:"):
+        return f"intake ({actor.removeprefix('system:intake:')})"
+    return SYSTEM_ACTORS.get(actor, actor)
+
+
+def action_label(action: str) -> str:
+    return ACTIONS.get(action, action.replace("_", " "))
+
+
+def value_label(field: str, value: Any, user_names: Mapping[str, str]) -> str:
+    """One value as a dispatcher reads it."""
+    if value is None or value == "":
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if field == "claimed_by":
+        return user_names.get(str(value), "a removed user")
+    return str(value)
+
+
+def describe_change(
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, user_names: Mapping[str, str]
+) -> str:
+    """The fields that changed (or were set), `status: new → claimed; claimed by: dana`."""
+    before, after = before or {}, after or {}
+    parts = []
+    for field, label in FIELDS.items():
+        if field not in after:
+            continue
+        new = value_label(field, after[field], user_names)
+        if field not in before:
+            if after[field] not in (None, ""):  # a value set, not one left empty ("call id: none" says nothing)
+                parts.append(f"{label}: {new}")
+            continue
+        old = value_label(field, before[field], user_names)
+        if old != new:
+            parts.append(f"{label}: {old} → {new}")
+    return "; ".join(parts)
+
+
+def claimed_by_ids(events: list[dict[str, Any]]) -> set[str]:
+    """The user ids the events name (to look their names up in one query)."""
+    return {
+        str(change["claimed_by"])
+        for event in events
+        for change in (event.get("before") or {}, event.get("after") or {})
+        if change.get("claimed_by")
+    }
+
+
+def action_choices() -> list[tuple[str, str]]:
+    """The audit search's action filter: (words, stored action), any action first."""
+    return [("any", ""), *((label, action) for action, label in ACTIONS.items())]
