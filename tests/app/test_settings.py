@@ -145,3 +145,13 @@ def test_the_session_cookie_is_secure_in_production_unless_a_plain_http_pilot_sa
     production = Settings().model_copy(update={"env": "production"})
     assert production.session_cookie_secure is True
     assert production.model_copy(update={"cookie_secure": False}).session_cookie_secure is False
+
+
+def test_the_documented_demo_secret_is_the_placeholder_the_settings_use() -> None:
+    from pathlib import Path
+
+    from app.settings import PLACEHOLDER_SECRET
+
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "intake.md").read_text(encoding="utf-8")
+    assert f"`{PLACEHOLDER_SECRET}`" in documented
+    assert Settings().webhook_secrets["demo"] == [PLACEHOLDER_SECRET]
