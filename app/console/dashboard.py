@@ -1,10 +1,12 @@
-"""The supervisor's dashboard: the last hour from the database (matplotlib), and weekly agreement with dispatchers."""
+"""The dashboard (dispatchers and supervisors): the last hour from the database (matplotlib), and weekly agreement
+with dispatchers."""
 
 from __future__ import annotations
 
 import datetime as dt
 import html
-from collections import defaultdict
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,79 +14,141 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.console.render import ESI_COLOURS
-from app.db.models import Classification, Incident, IncidentEvent, Outcome, utcnow
+from app.db.models import Classification, GuidanceState, Incident, IncidentEvent, Outcome, utcnow
 from scheduler.policy import ESI_LEVELS
 
 FIRST_TOKEN_TARGET_S = {1: 10.0, 2: 30.0, 3: 60.0, 4: 120.0, 5: 300.0}
 """Per-level targets for the first guidance token after intake (the centre's own service levels)."""
-WINDOW = dt.timedelta(hours=1)
+MINUTES = 60
+"""The last hour: this many clock minutes, the current (partial) one the last."""
+HOURS = 24
+"""Overrides: this many clock hours in local time, the current (partial) one the last."""
+WAITING_STATES = (GuidanceState.QUEUED.value, GuidanceState.PREFILLING.value, GuidanceState.GENERATING.value)
 AGREEMENT_WEEKS = 8
 """How many ISO weeks (UTC, the current one included) the agreement table covers."""
+MUTED = "#555555"
+LEGEND_ROOM = 1.35
+"""Room above the highest count on a panel with a legend: the legend (one row, at the top) covers no data."""
 
 
 @dataclass(slots=True)
 class DashboardData:
+    """What the dashboard draws. A level without data is absent from the per-level dicts (never a list of zeros);
+    counts are ints, times are UTC."""
+
+    now: dt.datetime = field(default_factory=utcnow)
+    zone: dt.tzinfo | None = None
+    """The time zone the time axes are labelled in; None: the server's local time."""
     minutes: list[dt.datetime] = field(default_factory=list)
-    wait_s: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
-    ttft_s: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """The starts of the last hour's clock minutes, oldest first; the last is the current minute (up to `now`)."""
+    wait_s: dict[int, list[float]] = field(default_factory=dict)
+    """Per level: the queue wait of each guidance finished (or failed) in the last hour, ascending."""
+    ttft_s: dict[int, list[float]] = field(default_factory=dict)
+    """Per level: the time from the engine taking the call to its first guidance token, for those of `wait_s` that
+    had one, ascending."""
     depth: dict[int, list[int]] = field(default_factory=dict)
+    """Per level with a call waiting for guidance in the last hour: per minute of `minutes`, how many of its calls
+    waited in it (a call counts in every minute it spent waiting, so the levels add up)."""
     target_met: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Per level with a first token in the last hour: (calls whose first token came within the level's target after
+    intake, calls with a first token)."""
     tokens_per_min: list[int] = field(default_factory=list)
+    """Per minute of `minutes`: guidance tokens of the guidance that finished in it."""
     evictions_per_min: list[int] = field(default_factory=list)
-    overrides_up: list[int] = field(default_factory=list)
-    overrides_down: list[int] = field(default_factory=list)
+    """Per minute of `minutes`: cache evictions and preemptions of the guidance that finished in it."""
     hours: list[dt.datetime] = field(default_factory=list)
+    """The starts of the last day's clock hours (local time), oldest first; the last is the current hour."""
+    overrides_up: list[int] = field(default_factory=list)
+    """Per hour of `hours`: overrides to a more urgent level (or set before any classification)."""
+    overrides_down: list[int] = field(default_factory=list)
+    """Per hour of `hours`: overrides to a less urgent level."""
+
+    @property
+    def finished(self) -> int:
+        """How many guidance finished (or failed) in the last hour."""
+        return sum(len(values) for values in self.wait_s.values())
+
+    @property
+    def overrides(self) -> int:
+        return sum(self.overrides_up) + sum(self.overrides_down)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to draw: no guidance finished, no call waited, no override."""
+        return not self.wait_s and not self.depth and not self.overrides
 
 
-def dashboard_data(session: Session, now: dt.datetime | None = None) -> DashboardData:
+def dashboard_data(session: Session, now: dt.datetime | None = None, zone: dt.tzinfo | None = None) -> DashboardData:
+    """The last hour by clock minute (the current one so far) and the overrides of the last day by clock hour, in two
+    queries; `zone` is the time zone of the clock hours and the figure's labels (None: the server's local time)."""
     now = now or utcnow()
-    start = now - WINDOW
-    data = DashboardData()
-    data.minutes = [start + dt.timedelta(minutes=index) for index in range(61)]
-    rows = session.execute(
-        select(Incident.accepted_at, Incident.queued_at, Incident.esi_level, Incident.guidance_state, Outcome)
+    end = now.replace(second=0, microsecond=0)
+    minutes = [end - dt.timedelta(minutes=MINUTES - 1 - index) for index in range(MINUTES)]
+    start = minutes[0]
+    data = DashboardData(now=now, zone=zone, minutes=minutes)
+    rows: Sequence[Any] = session.execute(  # the outcome's columns are None without one
+        select(
+            Incident.accepted_at,
+            Incident.queued_at,
+            Incident.esi_level,
+            Incident.guidance_state,
+            Incident.engine_seen_at,
+            Outcome.esi_level,
+            Outcome.queue_wait_s,
+            Outcome.ttft_s,
+            Outcome.tokens,
+            Outcome.evictions,
+            Outcome.finished_at,
+        )
         .outerjoin(Outcome, Outcome.incident_id == Incident.id)
-        .where((Incident.accepted_at >= start) | (Incident.guidance_state.in_(["queued", "prefilling", "generating"])))
+        .where(Incident.guidance_state.in_(WAITING_STATES) | (Outcome.finished_at >= start))
     ).all()
-    depth = {level: [0] * len(data.minutes) for level in ESI_LEVELS}
-    tokens, evictions = [0] * len(data.minutes), [0] * len(data.minutes)
-    met: dict[int, list[int]] = {level: [0, 0] for level in ESI_LEVELS}
-    for accepted_at, queued_at, level, state, joined in rows:
-        outcome: Outcome | None = joined
-        if level is None or queued_at is None:
+    tokens, evictions = [0] * MINUTES, [0] * MINUTES
+    met: dict[int, tuple[int, int]] = {}
+    for accepted_at, queued_at, incident_level, state, seen, served_level, wait, ttft, used, lost, finished_at in rows:
+        level = incident_level or served_level
+        if level not in FIRST_TOKEN_TARGET_S:
+            continue  # not classified yet: in no level's queue
+        queued = queued_at or accepted_at
+        if finished_at is not None:
+            left = queued + dt.timedelta(seconds=wait)
+        elif state == GuidanceState.QUEUED.value:
+            left = now + dt.timedelta(minutes=1)  # still waiting
+        else:  # in the engine since an unrecorded moment: the engine's first sign of it, at the latest
+            left = min(seen or now, now)
+        # The minutes [queued, left) overlaps: from the one it was queued in to the last one starting before it left.
+        first, last = max(0, bisect_right(minutes, queued) - 1), bisect_left(minutes, left) - 1
+        if queued < left and first <= last:
+            depth = data.depth.setdefault(level, [0] * MINUTES)
+            for index in range(first, last + 1):
+                depth[index] += 1
+        if finished_at is None or finished_at < start:
             continue
-        left = queued_at + dt.timedelta(seconds=outcome.queue_wait_s) if outcome is not None else None
-        if left is None and state != "queued":
-            left = now  # in the engine: no longer waiting
-        for index, minute in enumerate(data.minutes):
-            if queued_at <= minute and (left is None or minute < left):
-                depth[level][index] += 1
-        if outcome is None:
-            continue
-        data.wait_s[level].append(outcome.queue_wait_s)
-        if outcome.ttft_s is not None:
-            data.ttft_s[level].append(outcome.ttft_s)
-            first_token_after = (queued_at - accepted_at).total_seconds() + outcome.queue_wait_s + outcome.ttft_s
-            met[level][1] += 1
-            met[level][0] += first_token_after <= FIRST_TOKEN_TARGET_S[level]
-        if outcome.finished_at >= start:
-            index = min(60, int((outcome.finished_at - start).total_seconds() // 60))
-            tokens[index] += outcome.tokens
-            evictions[index] += outcome.evictions
-    data.depth = depth
-    data.tokens_per_min = tokens
-    data.evictions_per_min = evictions
-    data.target_met = {level: (hit, total) for level, (hit, total) in met.items()}
-    day_start = now - dt.timedelta(hours=24)
-    data.hours = [day_start + dt.timedelta(hours=index) for index in range(25)]
-    up, down = [0] * 25, [0] * 25
-    for event in session.scalars(
-        select(IncidentEvent).where(IncidentEvent.action == "override", IncidentEvent.created_at >= day_start)
+        data.wait_s.setdefault(level, []).append(float(wait))
+        if ttft is not None:
+            data.ttft_s.setdefault(level, []).append(float(ttft))
+            after_intake = (queued - accepted_at).total_seconds() + wait + ttft
+            hit, total = met.get(level, (0, 0))
+            met[level] = (hit + int(after_intake <= FIRST_TOKEN_TARGET_S[level]), total + 1)
+        index = min(MINUTES - 1, int((finished_at - start).total_seconds() // 60))
+        tokens[index] += int(used)
+        evictions[index] += int(lost)
+    data.wait_s = {level: sorted(data.wait_s[level]) for level in ESI_LEVELS if level in data.wait_s}
+    data.ttft_s = {level: sorted(data.ttft_s[level]) for level in ESI_LEVELS if level in data.ttft_s}
+    data.depth = {level: data.depth[level] for level in ESI_LEVELS if level in data.depth}
+    data.target_met = {level: met[level] for level in ESI_LEVELS if level in met}
+    data.tokens_per_min, data.evictions_per_min = tokens, evictions
+    this_hour = now.astimezone(zone).replace(minute=0, second=0, microsecond=0).astimezone(dt.UTC)
+    data.hours = [this_hour - dt.timedelta(hours=HOURS - 1 - index) for index in range(HOURS)]
+    up, down = [0] * HOURS, [0] * HOURS
+    for before, after, created_at in session.execute(
+        select(IncidentEvent.before, IncidentEvent.after, IncidentEvent.created_at).where(
+            IncidentEvent.action == "override", IncidentEvent.created_at >= data.hours[0]
+        )
     ):
-        before = (event.before or {}).get("esi_level")
-        after = (event.after or {}).get("esi_level")
-        index = min(24, int((event.created_at - day_start).total_seconds() // 3600))
-        if isinstance(before, int) and isinstance(after, int) and after > before:
+        old, new = (before or {}).get("esi_level"), (after or {}).get("esi_level")
+        index = min(HOURS - 1, int((created_at - data.hours[0]).total_seconds() // 3600))
+        if isinstance(old, int) and isinstance(new, int) and new > old:
             down[index] += 1
         else:
             up[index] += 1  # more urgent, or set before any classification
@@ -92,60 +156,232 @@ def dashboard_data(session: Session, now: dt.datetime | None = None) -> Dashboar
     return data
 
 
+def dashboard_signature(data: DashboardData) -> tuple[object, ...]:
+    """Everything the figure shows, with the clock to the minute (hashable): while it is unchanged, the figure drawn
+    again would be the same, so an auto-refresh can skip drawing and sending it. The exact `now` is left out (the
+    time axes' right end moves with it within the minute; nothing drawn changes)."""
+    return (
+        data.minutes[-1] if data.minutes else None,
+        data.hours[-1] if data.hours else None,
+        str(data.zone),
+        tuple((level, tuple(values)) for level, values in data.wait_s.items()),
+        tuple((level, tuple(values)) for level, values in data.ttft_s.items()),
+        tuple((level, tuple(values)) for level, values in data.depth.items()),
+        tuple(data.target_met.items()),
+        tuple(data.tokens_per_min),
+        tuple(data.evictions_per_min),
+        tuple(data.overrides_up),
+        tuple(data.overrides_down),
+    )
+
+
+def _local(moment: dt.datetime, zone: dt.tzinfo | None) -> dt.datetime:
+    return moment.astimezone(zone)
+
+
+def _calls(count: int) -> str:
+    return "no calls" if count == 0 else "1 call" if count == 1 else f"{count} calls"
+
+
+def _say(axis: Any, text: str) -> None:
+    """An empty panel: its title, and why there is nothing to draw (no axes to read zeros from)."""
+    axis.set_xticks([])
+    axis.set_yticks([])
+    for spine in axis.spines.values():
+        spine.set_color("#cccccc")
+    axis.text(0.5, 0.5, text, transform=axis.transAxes, ha="center", va="center", color=MUTED, fontsize="large")
+
+
+def _count_axis(axis: Any, top: int, room: float = 1.1) -> None:
+    """A y axis of counts: integer ticks from 0 (0..1 when everything is 0); `room` above the highest count (a
+    legend's, over the data)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+    if top <= 0:
+        axis.set_ylim(0, 1)
+    else:
+        axis.set_ylim(0, top * room)
+
+
+def _time_axis(axis: Any, data: DashboardData, start: dt.datetime, locator: Any) -> None:
+    """An x axis of local clock times (HH:MM) from `start` to now."""
+    from matplotlib.dates import num2date
+    from matplotlib.ticker import FuncFormatter
+
+    def label(value: float, _position: int | None = None) -> str:
+        return _local(num2date(value), data.zone).strftime("%H:%M")  # type: ignore[no-untyped-call]
+
+    axis.set_xlim(start, data.now)
+    axis.xaxis.set_major_locator(locator)
+    axis.xaxis.set_major_formatter(FuncFormatter(label))
+    axis.set_xlabel(f"local time ({_local(data.now, data.zone).tzname()})")
+
+
+def _boxes(axis: Any, values: dict[int, list[float]], title: str, empty: str) -> None:
+    """Per level with data, a box of its seconds (levels without any have no box; their label says so)."""
+    axis.set_title(title)
+    if not values:
+        _say(axis, empty)
+        return
+    present = [level for level in ESI_LEVELS if level in values]
+    parts = axis.boxplot(
+        [values[level] for level in present],
+        positions=present,
+        widths=0.6,
+        showfliers=False,
+        patch_artist=True,
+        medianprops={"color": "black", "linewidth": 1.5},
+        label=[f"ESI {level}" for level in present],
+    )
+    for box, level in zip(parts["boxes"], present, strict=True):
+        box.set_facecolor(ESI_COLOURS[level])
+        box.set_alpha(0.7)
+    axis.set_xlim(0.5, len(ESI_LEVELS) + 0.5)
+    axis.set_xticks(list(ESI_LEVELS), [f"ESI {level}\n{_calls(len(values.get(level, [])))}" for level in ESI_LEVELS])
+    axis.set_ylim(bottom=0)
+    axis.set_ylabel("seconds")
+
+
 def dashboard_figure(data: DashboardData) -> Any:
-    """Six panels a supervisor reads at a glance."""
+    """Six panels a dispatcher reads at a glance; a level without data is not drawn, an empty panel says so, and
+    with nothing at all the figure is one sentence."""
     import matplotlib
 
     matplotlib.use("Agg")
+    from matplotlib.dates import HourLocator, MinuteLocator
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(15, 8), layout="constrained")
+    tz = _local(data.now, data.zone).tzinfo
+    since_minute = _local(data.minutes[0], data.zone).strftime("%H:%M") if data.minutes else "an hour ago"
+    since_hour = _local(data.hours[0], data.zone).strftime("%a %H:%M") if data.hours else "a day ago"
+    if data.empty:
+        figure = Figure(figsize=(15, 2.5), layout="constrained")
+        figure.text(0.5, 0.62, "No finished guidance in the last hour", ha="center", va="center", fontsize=20)
+        figure.text(
+            0.5,
+            0.3,
+            f"No call has waited for guidance since {since_minute} and no level was overridden since {since_hour}."
+            " The panels appear with the first call.",
+            ha="center",
+            va="center",
+            fontsize="large",
+            color=MUTED,
+        )
+        return figure
+
+    figure = Figure(figsize=(15, 8.5), layout="constrained")
     axes = figure.subplots(2, 3)
-    levels = [str(level) for level in ESI_LEVELS]
-    colours = [ESI_COLOURS[level] for level in ESI_LEVELS]
 
-    def boxes(axis: Any, values: dict[int, list[float]], title: str) -> None:
-        series = [values.get(level, []) or [0.0] for level in ESI_LEVELS]
-        axis.boxplot(series, tick_labels=levels, showfliers=False)
-        axis.set_title(title)
-        axis.set_xlabel("ESI level")
-        axis.set_ylabel("seconds")
+    def quarters() -> Any:  # a locator per axis (a locator belongs to one)
+        return MinuteLocator(byminute=[0, 15, 30, 45], tz=tz)  # type: ignore[no-untyped-call]
 
-    boxes(axes[0][0], data.wait_s, "Queue wait, last hour")
-    boxes(axes[0][1], data.ttft_s, "Time to first guidance token, last hour")
-    minutes = [-60 + index for index in range(len(data.minutes))]
+    _boxes(axes[0][0], data.wait_s, "Queue wait, last hour", "No finished guidance in the last hour")
+    _boxes(
+        axes[0][1],
+        data.ttft_s,
+        "Time to first guidance token once in the engine",
+        "No first guidance token in the last hour",
+    )
+
     axis = axes[0][2]
-    axis.stackplot(minutes, *[data.depth[level] for level in ESI_LEVELS], labels=levels, colors=colours)
-    axis.set_title("Queue depth by level")
-    axis.set_xlabel("minutes ago")
-    axis.legend(title="ESI", fontsize="small", loc="upper left")
+    axis.set_title("Calls waiting for guidance, per minute")
+    if data.depth:
+        present = list(data.depth)
+        axis.stackplot(
+            [*data.minutes, data.now],  # each minute's count held to the next minute (the last to now)
+            *[[*data.depth[level], data.depth[level][-1]] for level in present],
+            labels=[f"ESI {level}" for level in present],
+            colors=[ESI_COLOURS[level] for level in present],
+            step="post",
+            alpha=0.85,
+        )
+        _count_axis(axis, max(map(sum, zip(*data.depth.values(), strict=True))), LEGEND_ROOM)
+        axis.set_ylabel("calls that waited in the minute")
+        _time_axis(axis, data, data.minutes[0], quarters())
+        axis.legend(loc="upper left", ncols=len(present), fontsize="small", handlelength=1.2, columnspacing=1.2)
+    else:
+        _say(axis, f"No call waited for guidance since {since_minute}")
+
     axis = axes[1][0]
-    shares = [
-        100.0 * hit / total if total else 0.0
-        for hit, total in (data.target_met.get(level, (0, 0)) for level in ESI_LEVELS)
-    ]
-    axis.bar(levels, shares, color=colours)
-    for index, level in enumerate(ESI_LEVELS):
-        hit, total = data.target_met.get(level, (0, 0))
-        axis.annotate(f"{hit}/{total}", (index, shares[index]), ha="center", va="bottom", fontsize="small")
-    axis.set_ylim(0, 110)
-    axis.set_title("Meeting the first-token target (%)")
-    axis.set_xlabel("ESI level")
+    axis.set_title("First guidance token within target (from intake)")
+    if data.target_met:
+        present = list(data.target_met)
+        shares = [100.0 * hit / total for hit, total in data.target_met.values()]
+        axis.bar(
+            present,
+            shares,
+            width=0.6,
+            color=[ESI_COLOURS[level] for level in present],
+            alpha=0.85,
+            label=[f"ESI {level}" for level in present],
+        )
+        for level, share, (hit, total) in zip(present, shares, data.target_met.values(), strict=True):
+            axis.annotate(f"{hit} of {total}", (level, share), ha="center", va="bottom", fontsize="small")
+        for level in ESI_LEVELS:
+            if level not in data.target_met:
+                axis.text(level, 2, "no calls", ha="center", va="bottom", fontsize="small", color=MUTED)
+        axis.set_xlim(0.5, len(ESI_LEVELS) + 0.5)
+        axis.set_xticks(list(ESI_LEVELS), [f"ESI {level}\n≤ {FIRST_TOKEN_TARGET_S[level]:g} s" for level in ESI_LEVELS])
+        axis.set_ylim(0, 115)
+        axis.set_yticks(range(0, 101, 25))
+        axis.set_ylabel("% of calls")
+    else:
+        _say(axis, "No first guidance token in the last hour")
+
     axis = axes[1][1]
-    axis.plot(minutes, data.tokens_per_min, color="#1565c0", label="tokens / min")
-    axis.set_xlabel("minutes ago")
-    axis.set_title("Engine throughput and cache evictions")
-    twin = axis.twinx()
-    twin.bar(minutes, data.evictions_per_min, color="#e65100", alpha=0.5, label="evictions / min")
-    axis.set_ylabel("tokens / min")
-    twin.set_ylabel("evictions and preemptions / min")
+    axis.set_title("Engine: guidance tokens and cache evictions per minute")
+    if data.wait_s:
+        twin = axis.twinx()
+        twin.bar(
+            data.minutes,
+            data.evictions_per_min,
+            width=0.8 / (24 * 60),
+            align="edge",
+            color="#e65100",
+            alpha=0.6,
+            label="evictions and preemptions",
+        )
+        axis.plot(
+            [*data.minutes, data.now],
+            [*data.tokens_per_min, data.tokens_per_min[-1]],
+            drawstyle="steps-post",
+            color="#1565c0",
+            label="guidance tokens",
+        )
+        axis.set_zorder(twin.get_zorder() + 1)  # the line over the bars
+        axis.patch.set_visible(False)
+        _count_axis(axis, max(data.tokens_per_min), LEGEND_ROOM)
+        _count_axis(twin, max(data.evictions_per_min), LEGEND_ROOM)
+        axis.set_ylabel("tokens per minute", color="#1565c0")
+        twin.set_ylabel("evictions and preemptions per minute", color="#e65100")
+        _time_axis(axis, data, data.minutes[0], quarters())
+        lines, labels = axis.get_legend_handles_labels()
+        bars, bar_labels = twin.get_legend_handles_labels()
+        axis.legend(lines + bars, labels + bar_labels, loc="upper left", ncols=2, fontsize="small")
+    else:
+        _say(axis, "No finished guidance in the last hour")
+
     axis = axes[1][2]
-    hours = [-24 + index for index in range(len(data.hours))]
-    axis.bar(hours, data.overrides_up, color="#b71c1c", label="up-triage (more urgent)")
-    axis.bar(hours, data.overrides_down, bottom=data.overrides_up, color="#1565c0", label="down-triage")
-    axis.set_title("Overrides per hour")
-    axis.set_xlabel("hours ago")
-    axis.legend(fontsize="small")
+    axis.set_title(f"Overrides per hour since {since_hour}")
+    width = 0.8 / 24
+    axis.bar(data.hours, data.overrides_up, width=width, align="edge", color="#b71c1c", label="to more urgent")
+    axis.bar(
+        data.hours,
+        data.overrides_down,
+        width=width,
+        align="edge",
+        bottom=data.overrides_up,
+        color="#1565c0",
+        label="to less urgent",
+    )
+    _count_axis(axis, max(map(sum, zip(data.overrides_up, data.overrides_down, strict=True))), LEGEND_ROOM)
+    axis.set_ylabel("overrides")
+    _time_axis(axis, data, data.hours[0], HourLocator(byhour=range(0, 24, 4), tz=tz))  # type: ignore[no-untyped-call]
+    if data.overrides:
+        axis.legend(loc="upper left", ncols=2, fontsize="small")
+    else:
+        axis.text(0.5, 0.5, "No overrides", transform=axis.transAxes, ha="center", va="center", color=MUTED)
     return figure
 
 
