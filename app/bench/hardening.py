@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from app.bench.intake import wait_http
-from app.intake.signatures import sign
+from app.intake.signatures import signed_headers
 from app.local_redis import free_port
 
 SECRET = "whsec_" + "aGFyZGVuaW5nLXJlcHJvZHVjdGlvbnMtc2VjcmV0IQ=="
@@ -50,14 +50,7 @@ def _cli(env: dict[str, str], *args: str) -> str:
 
 def _post_call(client: httpx.Client, text: str) -> httpx.Response:
     body = json.dumps({"text": text}).encode()
-    webhook_id, now = f"msg_{uuid.uuid4().hex}", int(time.time())
-    headers = {
-        "webhook-id": webhook_id,
-        "webhook-timestamp": str(now),
-        "webhook-signature": sign(SECRET, webhook_id, now, body),
-        "content-type": "application/json",
-    }
-    return client.post("/v1/intake/cad", content=body, headers=headers)
+    return client.post("/v1/intake/cad", content=body, headers=signed_headers(SECRET, f"msg_{uuid.uuid4().hex}", body))
 
 
 def _p90(values: list[float]) -> float:

@@ -27,7 +27,7 @@ from sqlalchemy import create_engine, select
 
 from app.db.migrate import upgrade
 from app.db.models import Incident
-from app.intake.signatures import sign
+from app.intake.signatures import signed_headers
 from app.local_redis import free_port, start_redis_server
 from triage_models.generator import generate
 
@@ -70,13 +70,7 @@ async def _post_all(
         body = json.dumps({"text": texts[index]}).encode()
         msg_id = f"{tag}-{index}"
         async with limit:
-            now = int(time.time())
-            headers = {
-                "webhook-id": msg_id,
-                "webhook-timestamp": str(now),
-                "webhook-signature": sign(SECRET, msg_id, now, body),
-                "content-type": "application/json",
-            }
+            headers = signed_headers(SECRET, msg_id, body)
             starts[index] = time.time()
             began = time.perf_counter()
             response = await client.post(f"http://127.0.0.1:{port}/v1/intake/{source}", content=body, headers=headers)
@@ -164,12 +158,7 @@ def wait_http(port: int, timeout_s: float = 60) -> None:
 def _warm_worker(port: int, database_url: str) -> None:
     """One message through before measuring: the worker loads (or trains) the triage model first."""
     body = json.dumps({"text": "warm-up: sprained ankle"}).encode()
-    now = int(time.time())
-    headers = {
-        "webhook-id": "warmup",
-        "webhook-timestamp": str(now),
-        "webhook-signature": sign(SECRET, "warmup", now, body),
-    }
+    headers = signed_headers(SECRET, "warmup", body)
     httpx.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers, timeout=30).raise_for_status()
     _wait_queued(database_url, 1, timeout_s=300)
 

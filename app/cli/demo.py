@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from typing import Annotated
 
 import httpx
 import typer
 
-from app.intake.signatures import sign
+from app.intake.signatures import signed_headers
 
 SAMPLE_CALLS: tuple[tuple[str, str, str], ...] = (
     (
@@ -64,13 +63,7 @@ def demo(
     with httpx.Client(timeout=30) as client:
         for text, caller, location in SAMPLE_CALLS:
             body = json.dumps({"text": text, "caller": caller, "location": location}).encode()
-            webhook_id, now = f"demo-{uuid.uuid4().hex}", int(time.time())
-            headers = {
-                "content-type": "application/json",
-                "webhook-id": webhook_id,
-                "webhook-timestamp": str(now),
-                "webhook-signature": sign(secret, webhook_id, now, body),
-            }
+            headers = signed_headers(secret, f"demo-{uuid.uuid4().hex}", body)
             try:
                 response = client.post(endpoint, content=body, headers=headers)
             except httpx.HTTPError as error:

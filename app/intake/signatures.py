@@ -24,6 +24,18 @@ def sign(secret: str, webhook_id: str, timestamp: int, body: bytes) -> str:
     return "v1," + base64.b64encode(digest).decode()
 
 
+def signed_headers(secret: str, webhook_id: str, body: bytes, now_s: int | None = None) -> dict[str, str]:
+    """The headers a Standard Webhooks sender puts on a JSON `body`: its id, the time (now unless given), the
+    signature."""
+    timestamp = int(time.time()) if now_s is None else now_s
+    return {
+        "content-type": "application/json",
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": sign(secret, webhook_id, timestamp, body),
+    }
+
+
 def verify(
     secrets: Sequence[str],
     webhook_id: str | None,

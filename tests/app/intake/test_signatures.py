@@ -62,3 +62,15 @@ def test_during_a_rotation_either_secret_and_any_offered_signature_verify() -> N
     headers = peer_headers()
     both = f"v1,{base64.b64encode(b'x' * 32).decode()} {headers['webhook-signature']}"
     check({**headers, "webhook-signature": both})
+
+
+def test_our_senders_headers_are_the_peers_and_carry_the_json_type() -> None:
+    from app.intake.signatures import signed_headers
+
+    now = int(time.time())
+    headers = signed_headers(SECRET, "msg_2", BODY, now_s=now)
+    assert headers == {**peer_headers(at=now, msg_id="msg_2"), "content-type": "application/json"}
+    Webhook(SECRET).verify(BODY, headers)
+    before = int(time.time())
+    stamped = int(signed_headers(SECRET, "msg_3", BODY)["webhook-timestamp"])
+    assert before <= stamped <= int(time.time())  # now, when no time is given
