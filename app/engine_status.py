@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from app.shared_value import SharedValue
 
 ENGINE_HEARTBEAT = "engine:heartbeat"
 """The Redis key (after the queue prefix, before the consumer) where each engine worker writes its health."""
@@ -45,27 +47,18 @@ def engine_status(client: Any, prefix: str) -> EngineStatus:
     return EngineStatus(False, "unhealthy", "; ".join(str(beat.get("detail")) for beat in beats), len(beats))
 
 
-class EngineStatusCache:
-    """One read of the heartbeats per `ttl_s` for every caller (each open console asks every second); Redis not
-    answering is a status too."""
+def engine_status_or_unknown(client: Any, prefix: str) -> EngineStatus:
+    """`engine_status`, with Redis not answering as a status of its own (the queue cannot move either)."""
+    try:
+        return engine_status(client, prefix)
+    except Exception as error:
+        return EngineStatus(False, "unknown", f"Redis does not answer ({type(error).__name__})")
+
+
+class EngineStatusCache(SharedValue[EngineStatus]):
+    """One read of the heartbeats per `ttl_s` for every caller (each open console asks every second)."""
 
     def __init__(
         self, client: Any, prefix: str, ttl_s: float = 2.0, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self._client = client
-        self._prefix = prefix
-        self._ttl_s = ttl_s
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._status: EngineStatus | None = None
-        self._at = -float("inf")
-
-    def get(self) -> EngineStatus:
-        with self._lock:
-            if self._status is None or self._clock() - self._at >= self._ttl_s:
-                try:
-                    self._status = engine_status(self._client, self._prefix)
-                except Exception as error:  # Redis away: the queue cannot move either
-                    self._status = EngineStatus(False, "unknown", f"Redis does not answer ({type(error).__name__})")
-                self._at = self._clock()
-            return self._status
+        super().__init__(functools.partial(engine_status_or_unknown, client, prefix), ttl_s, clock)

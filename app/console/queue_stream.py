@@ -7,7 +7,6 @@ import asyncio
 import datetime as dt
 import json
 import re
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from app.console.service import open_queue
 from app.db.models import Role
 from app.db.session import session_scope
 from app.engine_status import EngineStatusCache
+from app.shared_value import SharedValue
 
 STREAM_PATH = "/console/stream/queue"
 TICK_S = 1.0
@@ -56,6 +56,9 @@ class QueueView:
     banner: str
     urgent: tuple[str, ...]
     now_s: float
+    stable: dict[str, str]
+    """Each row without what moves with the clock alone (`_without_clock`): what a patch compares, made once per
+    view for every console."""
 
 
 def read_view(database_url: str, engine: EngineStatusCache | None, now_s: float | None = None) -> QueueView:
@@ -65,12 +68,14 @@ def read_view(database_url: str, engine: EngineStatusCache | None, now_s: float 
     with session_scope(database_url) as session:
         rows = open_queue(session, dt.datetime.fromtimestamp(now_s, dt.UTC))
     down = guidance_is_down(status)
+    rendered = {row.incident_id: render_row(row, guidance_down=down, live_clock=True) for row in rows}
     return QueueView(
         order=tuple(row.incident_id for row in rows),
-        rows={row.incident_id: render_row(row, guidance_down=down, live_clock=True) for row in rows},
+        rows=rendered,
         banner=render_engine_banner(status),
         urgent=tuple(urgent_ids(rows)),
         now_s=now_s,
+        stable={row_id: _without_clock(row_html) for row_id, row_html in rendered.items()},
     )
 
 
@@ -89,9 +94,7 @@ def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | 
             "now": after.now_s,
         }
     changed = {
-        row_id: row_html
-        for row_id, row_html in after.rows.items()
-        if _without_clock(before.rows.get(row_id)) != _without_clock(row_html)
+        row_id: row_html for row_id, row_html in after.rows.items() if before.stable.get(row_id) != after.stable[row_id]
     }
     removed = [row_id for row_id in before.order if row_id not in after.rows]
     patch: dict[str, Any] = {}
@@ -111,11 +114,9 @@ def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | 
     return patch
 
 
-def _without_clock(row_html: str | None) -> str | None:
+def _without_clock(row_html: str) -> str:
     """A row's HTML with its wait cell reduced to the arrival time (the cell's class and text move with the clock
     alone: the page counts them)."""
-    if row_html is None:
-        return None
     start = row_html.find('<td class="wait-')
     if start < 0:
         return row_html
@@ -124,29 +125,8 @@ def _without_clock(row_html: str | None) -> str | None:
     return row_html[:start] + (since.group(1) if since else "") + row_html[end:]
 
 
-class SharedView:
-    """One read of the queue per `ttl_s` for every open console."""
-
-    def __init__(
-        self, read: Callable[[], QueueView], ttl_s: float = TICK_S, clock: Callable[[], float] = time.monotonic
-    ):
-        self._read = read
-        self._ttl_s = ttl_s
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._view: QueueView | None = None
-        self._at = -float("inf")
-
-    def get(self) -> QueueView:
-        with self._lock:
-            if self._view is None or self._clock() - self._at >= self._ttl_s:
-                self._view = self._read()
-                self._at = self._clock()
-            return self._view
-
-
 async def queue_events(
-    request: Request, shared: SharedView, lifetime_s: float = STREAM_LIFETIME_S
+    request: Request, shared: SharedValue[QueueView], lifetime_s: float = STREAM_LIFETIME_S
 ) -> AsyncIterator[str]:
     """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment."""
     yield "retry: 1000\n\n"
@@ -164,7 +144,9 @@ async def queue_events(
         await asyncio.sleep(TICK_S)
 
 
-def add_queue_stream(app: FastAPI, shared: SharedView, current: Callable[[Request], Principal | None]) -> None:
+def add_queue_stream(
+    app: FastAPI, shared: SharedValue[QueueView], current: Callable[[Request], Principal | None]
+) -> None:
     """`GET /console/stream/queue`: the queue's events for a signed-in console user."""
 
     @app.get(STREAM_PATH, include_in_schema=False)

@@ -28,7 +28,7 @@ from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
 from app.console.history import action_choices, action_label, actor_label, claimed_by_ids, describe_change
 from app.console.page_script import PAGE_SCRIPT
-from app.console.queue_stream import QUEUE_SHELL, SharedView, add_queue_stream, read_view
+from app.console.queue_stream import QUEUE_SHELL, TICK_S, add_queue_stream, read_view
 from app.console.render import CSS, guidance_box_label, render_incident
 from app.console.service import (
     DISPATCH_ROLES,
@@ -61,6 +61,7 @@ from app.engine_status import EngineStatusCache
 from app.overrides import propagate_override
 from app.queueing import side_redis_client
 from app.settings import Settings
+from app.shared_value import SharedValue
 from app.signin_throttle import SignInThrottle, throttle_for
 from app.worker.publish import try_hand_over
 
@@ -120,7 +121,7 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     engine = engine_status_cache(settings)
     # Before the mount, which would take every path under /console:
     _add_export_route(app, exports, current)
-    add_queue_stream(app, SharedView(functools.partial(read_view, settings.database_url, engine)), current)
+    add_queue_stream(app, SharedValue(functools.partial(read_view, settings.database_url, engine), TICK_S), current)
     gr.mount_gradio_app(
         app,
         build_console(settings, exports),

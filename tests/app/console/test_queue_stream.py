@@ -12,12 +12,13 @@ from fastapi.testclient import TestClient
 
 from app.api.main import create_app
 from app.auth import add_user
-from app.console.queue_stream import QUEUE_SHELL, STREAM_PATH, SharedView, queue_patch, read_view
+from app.console.queue_stream import QUEUE_SHELL, STREAM_PATH, QueueView, queue_patch, read_view
 from app.db.migrate import upgrade
 from app.db.models import Incident, utcnow
 from app.db.session import session_scope
 from app.engine_status import EngineStatus
 from app.settings import Settings
+from app.shared_value import SharedValue
 
 NOW = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
 
@@ -93,11 +94,11 @@ def test_one_read_serves_every_console_within_a_tick(url: str) -> None:
     reads: list[float] = []
     now = [0.0]
 
-    def read() -> object:
+    def read() -> QueueView:
         reads.append(now[0])
         return read_view(url, None, now_s=NOW.timestamp())
 
-    shared = SharedView(read, ttl_s=1.0, clock=lambda: now[0])  # type: ignore[arg-type]
+    shared = SharedValue(read, ttl_s=1.0, clock=lambda: now[0])
     assert shared.get() is shared.get()
     now[0] = 0.99
     shared.get()
