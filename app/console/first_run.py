@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import add_user
-from app.console.sessions import set_session_cookie, sign_in
+from app.console.sessions import open_session, set_session_cookie
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.settings import Settings
@@ -72,10 +72,9 @@ class SetupLink:
                 if session.scalar(select(func.count()).select_from(User)):
                     self._spent = True
                     return None
-                add_user(session, name, Role.SUPERVISOR, password)
-            self._spent = True
-        with session_scope(settings.database_url) as session:
-            return sign_in(session, name, password)
+                session_token = open_session(session, add_user(session, name, Role.SUPERVISOR, password))
+            self._spent = True  # after the commit: a failed one leaves the link usable
+            return session_token
 
 
 def setup_form_error(name: str, password: str, password2: str) -> str:

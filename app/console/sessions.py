@@ -53,6 +53,11 @@ def sign_in(session: Session, name: str, password: str) -> str | None:
     matches = verify_password(password, stored or DUMMY_PASSWORD_HASH)
     if user is None or stored is None or not matches:
         return None
+    return open_session(session, user)
+
+
+def open_session(session: Session, user: User) -> str:
+    """A new console session for the user (a shift long): its cookie token, stored only as its hash."""
     token = secrets.token_urlsafe(32)
     session.add(
         ConsoleSession(
