@@ -31,10 +31,19 @@ class EngineStatus:
         return "ok" if self.available else f"error: {self.reason}"
 
 
-def engine_status(client: Any, prefix: str) -> EngineStatus:
-    """The engines' state from their heartbeats (a dead worker's expires within 10 s)."""
+STARTING_STATES = ("loading", "unavailable")
+"""A worker whose engine has not started yet beats with one of these: it serves nothing."""
+
+
+def heartbeats(client: Any, prefix: str) -> list[dict[str, Any]]:
+    """Every live engine worker's last heartbeat (a dead worker's expires within 10 s)."""
     keys = list(client.scan_iter(match=f"{prefix}:{ENGINE_HEARTBEAT}:*", count=1000))
-    beats = [json.loads(raw) for raw in (client.mget(keys) if keys else []) if raw]
+    return [json.loads(raw) for raw in (client.mget(keys) if keys else []) if raw]
+
+
+def engine_status(client: Any, prefix: str) -> EngineStatus:
+    """The engines' state from their heartbeats."""
+    beats = heartbeats(client, prefix)
     if any(beat.get("ok") for beat in beats):
         return EngineStatus(True, "serving", engines=len(beats))
     if not beats:

@@ -5,14 +5,13 @@ and waiting ESI 4-5 calls the queue would make miss their deadline get template 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, utcnow
 from app.db.session import session_scope
-from app.engine_status import ENGINE_HEARTBEAT
+from app.engine_status import STARTING_STATES, heartbeats
 from app.engine_worker.outcomes import Served, close_outbox, put_outcome
 from app.guidance.templates import TEMPLATE_ENGINE, TEMPLATE_VERSION, template_guidance
 from app.metrics import count_engine
@@ -31,14 +30,13 @@ SHED_ACTION = "template_guidance"
 
 
 def engine_drain_rate(client: Any, prefix: str) -> float:
-    """The live engines' measured drain rates summed (`DrainMeter`, in their heartbeats)."""
-    keys = list(client.scan_iter(match=f"{prefix}:{ENGINE_HEARTBEAT}:*", count=1000))
-    rates = []
-    for raw in client.mget(keys) if keys else []:
-        if raw is None:
-            continue
-        measured = json.loads(raw).get("drain_rate")
-        rates.append(float(measured) if measured else FALLBACK_DRAIN_RATE)
+    """The live engines' measured drain rates summed (`DrainMeter`, in their heartbeats); a worker still starting its
+    engine (loading a model, or unable to) drains nothing."""
+    rates = [
+        float(beat["drain_rate"]) if beat.get("drain_rate") else FALLBACK_DRAIN_RATE
+        for beat in heartbeats(client, prefix)
+        if beat.get("state") not in STARTING_STATES
+    ]
     return sum(rates) or FALLBACK_DRAIN_RATE
 
 

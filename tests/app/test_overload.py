@@ -123,6 +123,16 @@ def test_a_faster_engine_or_a_second_one_sheds_nothing(setup: tuple[Settings, Re
     assert heap.waiting_ids() == ["serious", "ankle"]
 
 
+def test_a_worker_still_loading_its_model_or_unable_to_drains_nothing(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    _, heap = setup
+    beat(heap, "engine-a", 2.5)
+    for name, state in (("engine-b", "loading"), ("engine-c", "unavailable")):
+        heap.client.set(f"{heap.prefix}:{ENGINE_HEARTBEAT}:{name}", json.dumps({"ok": False, "state": state}), ex=10)
+    assert engine_drain_rate(heap.client, heap.prefix) == 2.5
+
+
 def test_a_leased_call_is_never_shed_and_its_work_counts_as_in_service(
     setup: tuple[Settings, RedisSemanticHeap],
 ) -> None:
