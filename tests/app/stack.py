@@ -274,6 +274,26 @@ async def post_signed_calls(
         return await asyncio.gather(*(post(client, index) for index in range(count)))
 
 
+def all_done(database_url: str, incident_ids: list[str]) -> Callable[[], bool]:
+    """A predicate (for `wait_until`): every one of the incidents has its guidance done."""
+    from sqlalchemy import create_engine, func, select
+
+    from app.db.models import Incident
+
+    engine = create_engine(database_url)
+
+    def check() -> bool:
+        with engine.connect() as connection:
+            done = connection.scalar(
+                select(func.count())
+                .select_from(Incident)
+                .where(Incident.id.in_(incident_ids), Incident.guidance_state == "done")
+            )
+        return done == len(incident_ids)
+
+    return check
+
+
 def assert_all_served(database_url: str, incident_ids: list[str], batch: str, max_tokens: int) -> None:
     """Every incident once, with exactly one classification, guidance of 1 to `max_tokens` tokens, one outcome that
     agrees with it and no error, and its outbox entry done; no webhook id stored twice."""

@@ -12,11 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, func, select
 
-from app.db.models import Incident
 from app.local_redis import wait_for_redis
-from tests.app.stack import Stack, assert_all_served, post_signed_calls, start_product, wait_until
+from tests.app.stack import Stack, all_done, assert_all_served, post_signed_calls, start_product, wait_until
 
 SECRET = "whsec_" + base64.b64encode(b"end-to-end-secret-32-random-byte").decode()
 MESSAGES = 1000
@@ -50,21 +48,6 @@ async def post_all(port: int, batch: str, during: Callable[[int], None] | None =
     return ids
 
 
-def finished(stack: Stack, incident_ids: list[str]) -> Callable[[], bool]:
-    engine = create_engine(stack.database_url)
-
-    def check() -> bool:
-        with engine.connect() as connection:
-            done = connection.scalar(
-                select(func.count())
-                .select_from(Incident)
-                .where(Incident.id.in_(incident_ids), Incident.guidance_state == "done")
-            )
-        return done == len(incident_ids)
-
-    return check
-
-
 def assert_complete(stack: Stack, incident_ids: list[str], batch: str) -> None:
     # Up to 8 tokens each: vLLM (the default engine) stops a random model's answer at its end-of-text token.
     assert len(incident_ids) == MESSAGES
@@ -73,7 +56,7 @@ def assert_complete(stack: Stack, incident_ids: list[str], batch: str) -> None:
 
 def test_a_thousand_concurrent_messages_all_end_with_guidance_and_outcomes(stack: Stack) -> None:
     ids = asyncio.run(post_all(stack.web_port, "plain"))
-    wait_until(finished(stack, ids), 300, "1000 incidents with guidance", stack)
+    wait_until(all_done(stack.database_url, ids), 300, "1000 incidents with guidance", stack)
     assert_complete(stack, ids, "plain")
     metrics = httpx.get(f"http://127.0.0.1:{stack.web_port}/metrics", timeout=10).text
     assert 'triage_intake_accepted_total{source="cad"} 1000.0' in metrics
@@ -93,7 +76,7 @@ def test_nothing_is_lost_when_the_celery_worker_is_killed_mid_run(stack: Stack) 
 
     ids = asyncio.run(post_all(stack.web_port, "worker-killed", kill_midway))
     assert killed
-    wait_until(finished(stack, ids), 300, "1000 incidents with guidance after a worker kill", stack)
+    wait_until(all_done(stack.database_url, ids), 300, "1000 incidents with guidance after a worker kill", stack)
     assert_complete(stack, ids, "worker-killed")
 
 
@@ -110,5 +93,5 @@ def test_nothing_is_lost_when_redis_restarts_empty_mid_run(stack: Stack) -> None
 
     ids = asyncio.run(post_all(stack.web_port, "redis-restarted", restart_midway))
     assert restarted
-    wait_until(finished(stack, ids), 300, "1000 incidents with guidance after a Redis restart", stack)
+    wait_until(all_done(stack.database_url, ids), 300, "1000 incidents with guidance after a Redis restart", stack)
     assert_complete(stack, ids, "redis-restarted")

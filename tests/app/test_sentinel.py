@@ -19,10 +19,10 @@ import pytest
 import redis
 from sqlalchemy import create_engine, func, select
 
-from app.db.models import Incident, Outcome
+from app.db.models import Outcome
 from app.local_redis import free_port, start_redis_server
 from app.redis_urls import connect, connect_bounded
-from tests.app.stack import Stack, assert_all_served, post_signed_calls, start_product
+from tests.app.stack import Stack, all_done, assert_all_served, post_signed_calls, start_product
 
 SERVICE = "triage"
 SECRET = "whsec_" + base64.b64encode(b"sentinel-failover-secret-32-byte").decode()
@@ -261,16 +261,7 @@ def test_no_call_is_lost_when_the_primary_is_killed_mid_run(stack: Stack, group:
     posted_s = time.monotonic() - posted
     database = create_engine(stack.database_url)
 
-    def all_done() -> bool:
-        with database.connect() as connection:
-            done = connection.scalar(
-                select(func.count())
-                .select_from(Incident)
-                .where(Incident.id.in_(ids), Incident.guidance_state == "done")
-            )
-        return done == CALLS
-
-    poll(all_done, 150, f"{CALLS} incidents with guidance after the primary's SIGKILL", logs)
+    poll(all_done(stack.database_url, ids), 150, f"{CALLS} incidents with guidance after the primary's SIGKILL", logs)
     all_done_s = time.monotonic() - failover.killed
     failover.thread.join(timeout=60)
     assert not failover.thread.is_alive() and 0 < failover.named_s <= failover.writable_s, group.logs()
