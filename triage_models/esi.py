@@ -32,6 +32,13 @@ class DecisionPolicy:
     """...and at least this probability itself: two levels are both plausible, not both unlikely."""
     danger_zone_threshold: float = 0.25
     """Decision point D: with danger-zone vital signs, an ESI 3 becomes 2 when P(ESI 1-2) reaches this."""
+    unsupported_urgent_threshold: float = 0.5
+    """Decision point B from the model alone: with no red flag, advisory flag or danger-zone vital sign in the call,
+    P(ESI 1) + P(ESI 2) must reach this (not `urgent_threshold`) for ESI 1-2, so that a call the rules find nothing
+    in is not made urgent by unfamiliar words. Such a level is flagged for review all the same."""
+    resource_step: str = "count"
+    """Decision point C: "count" follows the handbook's arithmetic on the expected resources (none -> 5, one -> 4,
+    two or more -> 3); "model" takes the most probable of ESI 3-5 (the model reads the resources as features)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +60,12 @@ def _urgent(probabilities: NDArray[np.float64], threshold: float) -> int | None:
     return None
 
 
-def _resource_level(probabilities: NDArray[np.float64]) -> int:
-    """Decision point C: the most probable of ESI 3, 4 and 5 (the model reads the resource cues as features)."""
+def _resource_level(
+    probabilities: NDArray[np.float64], resources: tuple[Resource, ...], policy: DecisionPolicy
+) -> int:
+    """Decision point C: the handbook's count of expected resources, or the most probable of ESI 3, 4 and 5."""
+    if policy.resource_step == "count":
+        return level_for_resources(resource_count(resources))
     return int(np.argmax(probabilities[2:])) + 3
 
 
@@ -70,16 +81,21 @@ def _danger_zone(evidence: Sequence[Evidence]) -> bool:
 
 
 def _steps(
-    probabilities: NDArray[np.float64], evidence: Sequence[Evidence], policy: DecisionPolicy
+    probabilities: NDArray[np.float64],
+    evidence: Sequence[Evidence],
+    resources: tuple[Resource, ...],
+    policy: DecisionPolicy,
 ) -> tuple[int, DecisionPoint]:
     """Steps A, B, C and D in the handbook's order; the first that applies decides."""
     floor = rules_floor(list(evidence))
-    urgent = _urgent(probabilities, policy.urgent_threshold)
+    supported = any(not hit.resolved for hit in evidence)
+    threshold = policy.urgent_threshold if supported else policy.unsupported_urgent_threshold
+    urgent = _urgent(probabilities, threshold)
     if floor == 1 or urgent == 1:
         return 1, _floor_point(1, evidence) or DecisionPoint.A
     if floor == 2 or urgent == 2:
         return 2, _floor_point(2, evidence) or (DecisionPoint.D if _danger_zone(evidence) else DecisionPoint.B)
-    level = _resource_level(probabilities)
+    level = _resource_level(probabilities, resources, policy)
     if level == 3 and _danger_zone(evidence) and probabilities[0] + probabilities[1] >= policy.danger_zone_threshold:
         return 2, DecisionPoint.D
     return level, DecisionPoint.C
@@ -99,18 +115,38 @@ def _review(
     )
 
 
+def _unreadable(
+    evidence: Sequence[Evidence], resources: tuple[Resource, ...], reason: str
+) -> EsiDecision:
+    """A call in a language triage cannot read: ESI 1 if a rule still says so, else ESI 2, and a person reads it."""
+    level = 1 if rules_floor(list(evidence)) == 1 else 2
+    point = _floor_point(level, evidence) or (DecisionPoint.A if level == 1 else DecisionPoint.B)
+    return EsiDecision(level, point, resources, resource_count(resources), True, reason)
+
+
 def decide(
     probabilities: NDArray[np.float64],
     evidence: Sequence[Evidence],
     resources: tuple[Resource, ...],
     policy: DecisionPolicy,
+    unreadable_reason: str = "",
 ) -> EsiDecision:
-    """Run the algorithm on the model's calibrated probabilities (ESI 1..5), the red flags and the resources."""
-    level, point = _steps(probabilities, evidence, policy)
+    """Run the algorithm on the model's calibrated probabilities (ESI 1..5), the red flags and the resources.
+
+    `unreadable_reason` (a language triage does not support) never lets the level be calmer than ESI 2.
+    """
+    if unreadable_reason:
+        return _unreadable(evidence, resources, unreadable_reason)
+    level, point = _steps(probabilities, evidence, resources, policy)
     floor = rules_floor(list(evidence))
     reviewed, reason = _review(level, probabilities, floor, policy)
     if reviewed != level:
         point = DecisionPoint.A if reviewed == 1 else DecisionPoint.B if reviewed == 2 else DecisionPoint.C
+    if reviewed <= 2 and not any(not hit.resolved for hit in evidence) and not reason:
+        reason = (
+            f"ESI {reviewed} from the model alone (P(ESI 1-2) {probabilities[0] + probabilities[1]:.2f}): no red flag"
+            " or vital sign in the call supports it"
+        )
     return EsiDecision(
         esi_level=reviewed,
         decision_point=point,

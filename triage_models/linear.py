@@ -105,6 +105,13 @@ class LinearBackend:
         probabilities: NDArray[np.float64] = softmax(by_level(self.pipeline.classes_, scores) / self.temperature)[0]
         return probabilities
 
+    def vocabulary(self) -> frozenset[str]:
+        """The single words the model was trained on (its word n-grams of length one)."""
+        if self.pipeline is None:
+            return frozenset()
+        words = dict(self.pipeline.named_steps["features"].transformer_list)["words"]
+        return frozenset(term for term in words.vocabulary_ if " " not in term)
+
     def save(self, directory: Path) -> None:
         """`linear.json` and `linear.npz`: vocabularies, weights and the temperature (no pickle)."""
         if self.pipeline is None:

@@ -17,7 +17,9 @@ from triage_models.backends import ClassifierBackend, load_backend, new_backend
 from triage_models.calibration import fit_temperature, softmax
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
+from triage_models.language import detect_language
 from triage_models.length import LengthPredictor
+from triage_models.linear import LinearBackend
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
 from triage_models.resources import RESOURCES_VERSION, predict_resources
 from triage_models.result import ESI_LEVELS, DecisionPoint, TriageResult
@@ -61,7 +63,9 @@ class TriageModel:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         backend = load_backend(str(meta.get("backend", "linear")), directory)
         length = LengthPredictor.load(directory)
-        policy = DecisionPolicy(**{key: float(value) for key, value in dict(meta.get("policy", {})).items()})
+        policy = DecisionPolicy(
+            **{key: value if isinstance(value, str) else float(value) for key, value in meta.get("policy", {}).items()}
+        )
         return cls(backend=backend, length=length, policy=policy, meta=meta)
 
 
@@ -149,6 +153,8 @@ class Triager:
     def __init__(self, model: TriageModel, llm: LLMClassifier | None = None) -> None:
         self.model = model
         self.llm = llm
+        vocabulary = model.backend.vocabulary() if isinstance(model.backend, LinearBackend) else frozenset()
+        self._known_word = vocabulary.__contains__
 
     def classify(self, message: str | bytes) -> TriageResult:
         """Triage one message; empty or non-text input raises `InvalidMessageError`, anything else answers."""
@@ -158,8 +164,9 @@ class Triager:
         vitals = extract_vitals(full)
         evidence = evaluate_rules(full, vitals)
         resources = predict_resources(text)
+        language = detect_language(text, self._known_word)
         probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence, resources))
-        decision = decide(probabilities, evidence, resources, self.model.policy)
+        decision = decide(probabilities, evidence, resources, self.model.policy, language.reason)
         backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
         if rules_truncated:
             notes.append(f"red-flag rules read the first {MAX_RULES_CHARS} characters only")
@@ -182,6 +189,7 @@ class Triager:
             resource_count=decision.resource_count,
             needs_review=decision.needs_review,
             review_reason=decision.review_reason,
+            language=language,
         )
 
     def _ask_llm(

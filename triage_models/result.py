@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from triage_models.language import CallLanguage
+
 ESI_LEVELS = (1, 2, 3, 4, 5)
 
 
@@ -35,11 +37,14 @@ class Evidence:
     text: str
     floor: bool = True
     """True when the rule sets a floor on the level; False for advisory flags ("consider ESI 2")."""
+    resolved: bool = False
+    """The caller says the episode is over ("coughed it out, talking now"): shown, but no support for urgency."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "rule_id": self.rule_id,
             "floor": self.floor,
+            "resolved": self.resolved,
             "esi_level": self.esi_level,
             "decision_point": self.decision_point.value,
             "description": self.description,
@@ -104,8 +109,11 @@ class TriageResult:
     resource_count: int = 0
     """The ESI resource count of `resources` (complex procedures count 2)."""
     needs_review: bool = False
-    """The models could not separate two levels: the more urgent one was taken and a person should look."""
+    """A person should look: the models could not separate two levels (the more urgent was taken), nothing in the
+    call supports an urgent level, or the call is in a language triage cannot read (`review_reason` says which)."""
     review_reason: str = ""
+    language: CallLanguage = field(default_factory=lambda: CallLanguage("en", True, 0.0))
+    """The call's language: English and Spanish are read; any other is flagged for an interpreter."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,4 +130,5 @@ class TriageResult:
             "resource_count": self.resource_count,
             "needs_review": self.needs_review,
             "review_reason": self.review_reason,
+            "language": self.language.to_json(),
         }

@@ -11,12 +11,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from triage_models.context import Context, context_of
 from triage_models.result import DecisionPoint, Evidence
 from triage_models.text import is_negated
+from triage_models.transcript import readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
-RULES_VERSION = "rules-2026.11.3"
+RULES_VERSION = "rules-2026.11.4"
+
+
+KEPT = -1
+"""`PhraseRule.if_resolved`: the rule keeps its level when the episode is over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +36,10 @@ class PhraseRule:
     description: str
     patterns: tuple[str, ...]
     context: tuple[str, ...] = ()
+    if_resolved: int | None = KEPT
+    """The floor when the caller says the episode is over ("coughed it out, talking now"): KEPT (the rule's own
+    level: most red flags stay high-risk after they pass, a TIA or a syncope among them), a less urgent level, or
+    None (no floor: the finding is shown as advisory evidence)."""
 
     def compiled(self) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
         return ([_compile(pattern) for pattern in self.patterns], [_compile(pattern) for pattern in self.context])
@@ -116,6 +127,8 @@ _HEIGHT_GAP = (
     r"(?:\s+(?:about|around|approx\.?|approximately|over|more than|greater than|at least|nearly|almost|roughly|from"
     r"|off|down|a|an|the|height|of|estimated|est\.?|some)){0,5}\s*[~>]?\s*"
 )
+_NOT_NORMAL_AHEAD = r"(?! (?:right|normal|normally|good|well|properly|too good|great|easy|easily)\b)"
+"""'not breathing right' is abnormal breathing (A-NOT-BREATHING-NORMALLY needs the patient not awake), not apnoea."""
 _LIMB_AHEAD = (
     r"(?! (?:in|to|at|on) (?:his |her |the |their |my )?(?:left |right |lt |rt )?(?:leg|foot|feet|arm|hand|limb"
     r"|wrist|ankle|toes?|fingers?))"
@@ -128,18 +141,47 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         A,
         "Not breathing or agonal breathing",
         (
-            r"\bnot breathing\b",
+            r"\bnot breathing\b" + _NOT_NORMAL_AHEAD,
             r"\bno longer breathing\b",
             r"\bnot (?:moving|responding|conscious|awake) (?:or|nor|and not) breathing\b",
             r"\b(?:hasn't|has not|haven't|have not) been breathing\b",
-            r"\b(?:isn't|is not|wasn't|stopped|stop) breathing\b",
+            r"\b(?:isn't|is not|wasn't|stopped|stop) breathing\b" + _NOT_NORMAL_AHEAD,
             r"\bno (?:breathing|respirations?)\b",
             r"\bapn(?:o|e)ic\b",
             r"\bagonal\b",
             r"\bbarely breathing\b",
-            r"\bgasping\b",
+            r"\bgasping\b(?! (?:for|to) (?:breath|air|breathe)\b)",
             r"\brespiratory arrest\b",
+            r"\b(?:hardly|barely) (?:really )?breathing\b|\bnot (?:crying|moving|talking) (?:or|nor) breathing\b",
+            r"\bbreathing (?:every|once every) (?:few|couple|\d+) (?:seconds|breaths)\b",
+            r"\b(?:doesn't|does not|don't) (?:seem to be |look like (?:he's|she's|they're) )?breathing\b",
+            r"\bno (?:sign|signs) of breathing\b|\bchest (?:isn't|is not|not) (?:moving|going up)\b",
         ),
+        if_resolved=2,
+    ),
+    PhraseRule(
+        "A-NOT-BREATHING-NORMALLY",
+        1,
+        A,
+        "Not awake and not breathing normally (agonal: gasping, snoring, gurgling, 'breathing weird'): treat as"
+        " cardiac arrest",
+        (
+            r"\bbreathing (?:really |very |all |kind of |kinda |real )?(?:weird|funny|strange|odd|wrong|off|slow|"
+            r"shallow|irregular|noisy|loud)\b",
+            r"\b(?:not|isn't|is not|isnt) breathing (?:right|normal(?:ly)?|good|well|properly)\b",
+            r"\b(?:snoring|snorting|gurgling|gurgle|gargling|rattling)\b",
+            r"\b(?:weird|funny|strange|gurgling|snoring|gasping|choking) (?:noises?|sounds?|breaths?)\b",
+            r"\b(?:lips|face|skin|he|she|they|his lips|her lips) (?:is |are |looks? |turning |went |gone )?"
+            r"(?:blue|purple|gray|grey)\b",
+        ),
+        context=(
+            r"\b(?:unresponsive|unconscious|passed out|out cold|knocked out|collapsed|limp|not (?:awake|waking|moving|"
+            r"responding|answering)|(?:won't|wont|isn't|can't|cannot|doesn't) (?:wake|respond|answer|open)|eyes"
+            r" (?:rolled|are rolled|rolling)|found (?:him|her|them) (?:down|on the floor|on the ground))",
+            r"\b(?:no responde|no despierta|inconsciente|desmayad[oa])\b",
+            r"\b(?:floppy|limp|lifeless)\b",
+        ),
+        if_resolved=2,
     ),
     PhraseRule(
         "A-NO-PULSE",
@@ -208,8 +250,14 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bno response to (?:voice|pain|stimuli)\b",
             r"\bunarousable\b",
             r"\b(?:responds?|responding|reacts?) only to pain\b",
-            r"\bonly (?:responds?|reacts?) to pain\b",
+            r"\bonly (?:responds?|reacts?|moves|moans|groans) (?:to|when (?:i|we) (?:pinch|shake|rub))\b",
+            r"\b(?:barely|hardly) (?:responsive|responding|conscious|awake|arousable)\b",
+            r"\b(?:isn't|is not|not|isnt) (?:waking|wakin)\b|\bout cold\b",
+            r"\b(?:won't|will not|can't|cannot|doesn't) (?:open (?:his|her|their) eyes|answer (?:me|us)|respond to"
+            r" (?:me|us|anything|his name|her name))\b",
+            r"\bcan't (?:get|make) (?:him|her|them) (?:to )?(?:wake|respond|answer)\b",
         ),
+        if_resolved=2,
     ),
     PhraseRule(
         "A-CHOKING",
@@ -224,7 +272,13 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bturning blue\b",
             r"\b(?:lips|face) (?:are |is )?(?:blue|purple)\b",
             r"\bcyanotic\b",
+            r"\b(?:can't|cannot|can not|isn't able to) (?:make a sound|make any sound|cough or (?:talk|speak|breathe)"
+            r"|talk or (?:breathe|cough)|speak or (?:breathe|cough))\b",
+            r"\b(?:grabbing|clutching|holding|pointing at) (?:at )?(?:his|her|their|my) (?:throat|neck)\b",
+            r"\b(?:food|something|a \w+|piece of \w+) (?:is )?(?:stuck|caught|lodged) in (?:his|her|their|my) "
+            r"(?:throat|windpipe|airway)\b",
         ),
+        if_resolved=None,
     ),
     PhraseRule(
         "A-SEVERE-BLEEDING",
@@ -242,6 +296,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bamputat(?:ed|ion)\b",
             r"\bhemorrhag(?:e|ing)\b",
         ),
+        if_resolved=None,
     ),
     PhraseRule(
         "A-ANAPHYLAXIS",
@@ -253,6 +308,12 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bthroat (?:is )?(?:closing|swelling|swollen|tight)\b",
             r"\b(?:tongue|lips?) (?:is |are )?(?:swelling|swollen)\b",
             r"\bswelling (?:of|in) (?:the |his |her )?(?:throat|tongue)\b",
+            r"\b(?:face|lips?|tongue|throat|mouth|eyes) (?:is |are )?(?:swelling|swollen|puffing|puffed) up\b[^.]{0,60}"
+            r"\b(?:can't|cannot|cant|trouble|hard to|difficulty) (?:swallow|breathe|breathing|talk|swallowing)",
+            r"\b(?:can't|cannot|trouble|hard to) (?:swallow|breathe)\b[^.]{0,40}\b(?:allergic|allergy|peanuts?|sting|"
+            r"stung|bee|wasp|epi-?pen|shellfish)\b",
+            r"\b(?:allergic|allergy|peanuts?|sting|stung|bee|wasp|shellfish)\b[^.]{0,80}\b(?:face|lips?|tongue|throat)"
+            r" (?:is |are )?(?:swelling|swollen)\b",
         ),
     ),
     PhraseRule(
@@ -277,6 +338,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bhaving a seizure\b|\b(?:is |are )?seizing\b|\bconvuls(?:ing|ions?)\b",
             r"\b(?:had|has had) (?:a|another) seizure\b",
             r"\bfitting\b",
+            r"\b(?:shaking|jerking|twitching) (?:all over|uncontrollably|violently)\b|\b(?:arms|legs|body|whole body)"
+            r" (?:and (?:arms|legs) )?(?:are |is )?(?:jerking|shaking|twitching|stiff and jerking)\b",
+            r"\b(?:eyes|eyes are) (?:rolled|rolling) back\b[^.]{0,40}\b(?:shaking|jerking|foaming)\b|\bfoaming at the"
+            r" mouth\b",
         ),
     ),
     PhraseRule(
@@ -328,6 +393,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bhemipare|\bhemiplegi|\baphasi|\bparapare|\bparapleg|\bquadripare",
             r"\b(?:(?:lt|rt|left|right)\.? )?(?:side |sided )?motor weakness\b",
             r"\b(?:lt|rt|left|right)\.? ?(?:side|sided) weakness\b",
+            r"\b(?:left|right|one) side of (?:my|his|her|the) (?:face|body|mouth)\b[^.]{0,40}\b(?:numb|droop|drooping"
+            r"|weak|dead|tingl|heavy|gone|went)",
+            r"\b(?:words|speech|talking) (?:are |is )?(?:coming out |come out )?(?:wrong|weird|funny|jumbled|garbled|slurry"
+            r"|all mixed up)\b|\bcan't (?:get|find) (?:my|his|her|the) words\b",
         ),
     ),
     PhraseRule(
@@ -375,6 +444,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:pain|discomfort|pressure|tightness),? (?:in |on )?(?:the |his |her |my )?chest\b(?! wall)",
             r"\b(?:heart attack|crushing pain)\b",
             r"\b(?:elephant|weight|pressure) on (?:his|her|my|their|the) chest\b",
+            r"\bchest (?:has )?(?:felt|feels|feeling|is) (?:heavy|tight|like (?:a weight|an elephant|pressure|someone))",
+            r"\b(?:heavy|tight|squeezing|crushing) (?:feeling|sensation)? ?in (?:my|his|her|the) chest\b",
         ),
         context=(
             r"\bsweat(?:y|ing)\b",
@@ -448,7 +519,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "Suicidal ideation or intent, self-harm, or command hallucinations",
         (
             r"\bsuicid(?:al|e)\b",
-            r"\b(?:kill|hurt|harm|shoot|hang) (?:him|her|my|them|your)sel(?:f|ves)\b",
+            r"\b(?:kill|hurt|harm|shoot|hang|killing|hurting|harming|shooting|hanging) (?:him|her|my|them|your)sel(?:f|ves)"
+            r"\b",
+            r"\b(?:going|gonna|wants?|threatening|threatened) to (?:drive|crash|jump|walk)\b[^.]{0,30}\b(?:into|off|in"
+            r" front of) (?:the |a )?(?:river|lake|bridge|train|traffic|wall|tree|ocean|building)\b",
             r"\bend (?:his|her|my|their) (?:own )?life\b|\btake (?:his|her|my|their) own life\b|\bend it all\b",
             r"\bwants? to die\b|\b(?:doesn't|does not|don't|do not) want to (?:live|be alive)\b|\bbetter off dead\b",
             r"\boverdos(?:e|ed) on purpose\b",
@@ -668,8 +742,47 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:can't|cannot|can not|unable to) (?:breathe|catch (?:his|her|my|their) breath)\b",
             r"\b(?:struggling|fighting|gasping) (?:to|for) (?:breathe|breath|air)\b",
             r"\b(?:severe|bad|really bad) (?:asthma attack|shortness of breath|difficulty breathing)\b",
-            r"\bcan (?:only|barely) (?:speak|talk) (?:in )?(?:a few|single|one) words?\b",
             r"\brespiratory distress\b",
+            r"\b(?:working|breathing|trying) (?:really |very |so )?hard to breathe?\b|\bbreathing (?:really |very |so )?"
+            r"(?:hard|fast|heavy)\b",
+            r"\b(?:can't|cannot) (?:get|catch) (?:a |any |enough )?(?:air|breath)\b|\bshort of breath\b[^.]{0,20}"
+            r"\b(?:getting worse|worse|won't (?:stop|go away))\b",
+            r"\b(?:inhaler|puffer|nebulizer|albuterol)\b[^.]{0,30}\b(?:not|isn't|isnt|doesn't|didn't|no longer)"
+            r" (?:help|helping|work|working)\b",
+        ),
+    ),
+    PhraseRule(
+        "A-SEVERE-RESPIRATORY-DISTRESS",
+        1,
+        A,
+        "Severe respiratory distress: speaking in single words, retractions, grunting, tripod position, blue lips",
+        (
+            r"\b(?:can|could) (?:only|barely|just) (?:speak|talk|say|get out) (?:in )?(?:a few|a couple of|single|one"
+            r"|two|one or two|1 or 2) words?\b",
+            r"\b(?:speaking|talking) (?:only )?(?:in )?(?:single|one|two|a few|one or two|short) words?\b|\bonly"
+            r" (?:speaking|talking|saying|gets out) (?:a few|one|two|single|one or two) words?\b",
+            r"\b(?:can't|cannot|can not|unable to) (?:finish|complete|get out) (?:a |his |her )?(?:sentence|word)s?\b",
+            r"\b(?:retractions?|retracting)\b|\b(?:ribs|skin|chest|belly|neck|tummy|stomach)\b[^.]{0,25}\b(?:sucking"
+            r"|sucks|pulling|sinking|caving) in\b",
+            r"\bsucking in (?:at|around|between|under) (?:the |his |her )?(?:ribs|neck|collar ?bones?)\b",
+            r"\bgrunting\b(?! (?:and|with) (?:pushing|straining|effort))",
+            r"\btripod(?:ing)?\b|\bleaning forward (?:on|with) (?:his|her|their) (?:hands|arms|knees) to breathe\b",
+            r"\bnostrils (?:are )?flaring\b|\bhead bobbing\b",
+        ),
+    ),
+    PhraseRule(
+        "A-SHOCK",
+        1,
+        A,
+        "Shock: cold, clammy, grey or mottled skin, or fainting on standing with bleeding",
+        (
+            r"\bcold (?:and |n )?(?:clammy|sweaty)\b|\bclammy (?:and |n )?(?:cold|grey|gray|ashen|pale|white)\b",
+            r"\b(?:grey|gray|ashen) (?:and |n )?(?:sweaty|clammy|cold)\b|\b(?:skin|face|he|she) (?:is |looks |went |turned"
+            r" )?(?:grey|gray|ashen|mottled)\b|\bmottled\b",
+            r"\b(?:blood|bleeding|bled)\b[^.]{0,60}\b(?:faint(?:s|ed|ing)?|pass(?:es|ed)? out|black(?:s|ed)? out)"
+            r"\b[^.]{0,25}\b(?:stand|stands|stood|standing|gets? up|getting up|sits? up)\b",
+            r"\b(?:faint(?:s|ed|ing)?|pass(?:es|ed)? out|black(?:s|ed)? out)\b[^.]{0,25}\b(?:stand|stands|stood|"
+            r"standing|gets? up|getting up|sits? up)\b[^.]{0,60}\b(?:blood|bleeding|bled)\b",
         ),
     ),
     PhraseRule(
@@ -716,6 +829,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bnuchal rigidity\b|\bmeningism|\bmeningitis\b",
             r"\bcan't (?:bend|touch|put) (?:his|her|my|their) (?:neck|head|chin)(?: down)?(?: to (?:his|her|my"
             r"|their) chest)?",
+            r"\bneck (?:is )?(?:real |really |very |so )?stiff\b",
         ),
         context=(
             *_FEVER,
@@ -770,6 +884,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bintentional (?:overdose|ingestion|od|poisoning)\b|\bs/p (?:intentional )?(?:od|overdose|ingestion)\b",
             r"\b(?:took|swallowed|ingested|ate)\b[^.]{0,40}\b(?:on purpose|intentionally|deliberately)\b",
             r"\b(?:tried|trying|attempted|attempt) to (?:overdose|od|poison)\b",
+            r"\b(?:took|taken|swallowed|ate|downed|popped)\b[^.]{0,10}?\b(?:a )?(?:handful|bunch|whole lot|lot) of\b"
+            r"[^.]{0,15}?\b(?:her |his |my |their )?(?:\w+ )?" + _DRUGS,
         ),
     ),
     PhraseRule(
@@ -814,6 +930,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:eclampsia|pre-?eclampsia|placental abruption|hellp)\b",
             r"\b(?:baby|fetus) (?:is |has )?(?:not|stopped|hasn't been|has not been|hasn't|has not) moving\b",
             r"\b(?:decreased|reduced|no|absent) fetal movements?\b|\bdecreased fm\b",
+            r"\b(?:need|needs|have|has|feel like (?:i|she) (?:need|needs|have|has)|urge) to push\b|\b(?:i|she)'s"
+            r" pushing\b|\bcontractions (?:are )?(?:\d|one|two|three) minutes? apart\b|\b(?:head|baby) is out\b",
+            r"\b(?:baby|babies) (?:hasn't|has not|haven't|isn't|stopped) (?:moved|moving|kicking|kicked)\b|\b(?:haven't|hasn't"
+            r"|have not|not) felt (?:the|my|her) baby (?:move|kick)",
         ),
     ),
     PhraseRule(
@@ -1180,11 +1300,13 @@ def _mask_negative_red_flags(text: str) -> str:
     return masked
 
 
-def _first_unnegated(
+def _first_current(
     patterns: list[re.Pattern[str]], text: str, masked: str, window_words: int = 6
-) -> re.Match[str] | None:
-    """The first match whose start is not negated; a pattern pairing two findings marks the second with the
-    group `also`, which must not be negated either ("pregnant, denies bleeding" is no red flag)."""
+) -> tuple[re.Match[str], Context | None] | None:
+    """The first match that is not negated, historical or hypothetical, with its context (None, or RESOLVED when
+    only an episode over was found). A pattern pairing two findings marks the second with the group `also`, which
+    must not be negated either ("pregnant, denies bleeding" is no red flag)."""
+    resolved: re.Match[str] | None = None
     for pattern in patterns:
         for match in pattern.finditer(text):
             if is_negated(masked, match.start(), window_words):
@@ -1192,34 +1314,49 @@ def _first_unnegated(
             second = match.start("also") if "also" in pattern.groupindex else -1
             if second > match.start() and is_negated(masked, second, window_words):
                 continue
-            return match
-    return None
+            context = context_of(text, match.start(), match.end())
+            if context is None:
+                return match, None
+            if context is Context.RESOLVED and resolved is None:
+                resolved = match
+    return (resolved, Context.RESOLVED) if resolved is not None else None
+
+
+def _phrase_evidence(rule: PhraseRule, found: re.Match[str], resolved: bool, message: str, reading: Any) -> Evidence:
+    """The evidence of a phrase rule, quoting the caller's own words; an episode over sets the rule's
+    `if_resolved` floor instead of its own."""
+    start, end = reading.span(found.start(), found.end())
+    level, floor, description = rule.esi_level, True, rule.description
+    if resolved and rule.if_resolved != KEPT:
+        description = f"{rule.description} (over now, the caller says)"
+        if rule.if_resolved is None:
+            floor = False
+        else:
+            level = rule.if_resolved
+    point = rule.decision_point if level == rule.esi_level else DecisionPoint.B
+    return Evidence(rule.rule_id, level, point, description, start, end, message[start:end], floor, resolved)
 
 
 def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
-    """Every red flag in the message, most urgent first; empty when none fires."""
+    """Every red flag in the message, most urgent first; empty when none fires.
+
+    The rules read the message as `transcript.readable` gives it (fillers, repeats and misspellings of red-flag
+    words mended, accents folded), and each evidence quotes the original words.
+    """
     hits: list[Evidence] = []
-    masked = _mask_negative_red_flags(text)
+    reading = readable(text)
+    folded = reading.text
+    masked = _mask_negative_red_flags(folded)
     for (rule, patterns, context), any_of in zip(_COMPILED, _ANY_OF, strict=True):
-        if any_of.search(text) is None:  # most rules match nothing: one scan instead of one per pattern
+        if any_of.search(folded) is None:  # most rules match nothing: one scan instead of one per pattern
             continue
         # A life threat is only taken as negated by a negation right before it ("not choking", "no agonal").
-        match = _first_unnegated(patterns, text, masked, 3 if rule.esi_level == 1 else 6)
-        if match is None:
+        found = _first_current(patterns, folded, masked, 3 if rule.esi_level == 1 else 6)
+        if found is None:
             continue
-        if context and _first_unnegated(context, text, masked) is None:
+        if context and _first_current(context, folded, masked) is None:
             continue
-        hits.append(
-            Evidence(
-                rule.rule_id,
-                rule.esi_level,
-                rule.decision_point,
-                rule.description,
-                match.start(),
-                match.end(),
-                match.group(0),
-            )
-        )
+        hits.append(_phrase_evidence(rule, found[0], found[1] is Context.RESOLVED, text, reading))
     hits.extend(_vital_rules(vitals if vitals is not None else extract_vitals(text)))
     return sorted(hits, key=lambda hit: (hit.esi_level, hit.start, hit.rule_id))
 

@@ -25,6 +25,9 @@ URGENT_THRESHOLDS = tuple(float(value) for value in np.round(np.arange(0.04, 0.5
 REVIEW_RATIOS = (0.8, 0.65, 0.5)
 """Never 1.0 (which would flag nothing): the flag exists to put near-ties in front of a person."""
 DANGER_ZONE_THRESHOLDS = (0.05, 0.15, 0.3, 1.01)
+UNSUPPORTED_URGENT_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
+"""P(ESI 1-2) the model alone needs when nothing in the call supports urgency: never below any urgent threshold's
+range top, so that 'unfamiliar' does not mean 'ESI 2'."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +87,21 @@ def _rank(figures: dict[str, SourceFigures]) -> tuple[int, float]:
     return (3, exact)
 
 
-def tune_policy(cases: Sequence[TuningCase]) -> DecisionPolicy:
-    """The grid's best policy by `_rank`; the default policy when there are no cases."""
+def tune_policy(cases: Sequence[TuningCase], resource_step: str = "count") -> DecisionPolicy:
+    """The grid's best policy by `_rank` for a decision point C (`DecisionPolicy.resource_step`); the default policy
+    when there are no cases."""
     if not cases:
-        return DecisionPolicy()
+        return DecisionPolicy(resource_step=resource_step)
     best: tuple[tuple[int, float], DecisionPolicy] | None = None
-    for threshold, ratio, danger in itertools.product(URGENT_THRESHOLDS, REVIEW_RATIOS, DANGER_ZONE_THRESHOLDS):
-        policy = DecisionPolicy(urgent_threshold=threshold, review_ratio=ratio, danger_zone_threshold=danger)
+    grid = itertools.product(URGENT_THRESHOLDS, REVIEW_RATIOS, DANGER_ZONE_THRESHOLDS, UNSUPPORTED_URGENT_THRESHOLDS)
+    for threshold, ratio, danger, unsupported in grid:
+        policy = DecisionPolicy(
+            urgent_threshold=threshold,
+            review_ratio=ratio,
+            danger_zone_threshold=danger,
+            unsupported_urgent_threshold=max(unsupported, threshold),
+            resource_step=resource_step,
+        )
         rank = _rank(evaluate_policy(cases, policy))
         if best is None or rank > best[0]:
             best = (rank, policy)

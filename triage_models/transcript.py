@@ -1,0 +1,220 @@
+"""A call as the rules read it: speech-to-text and typing noise taken out, with a map back to the caller's words.
+
+Transcripts arrive as people speak: no punctuation, "uh" and "um", repeated words and restarts ("he's not he's not
+breathing"), contractions without apostrophes ("aint", "hes", "cant"), Spanish without accents, and misspellings or
+mishearings of the very words that matter ("breething", "over dose", "cheste"). `readable` returns the message with
+accents folded, fillers and immediate repeats dropped, contractions restored and misspelled red-flag words put right
+(RapidFuzz's optimal-string-alignment distance against the red-flag vocabulary; a word pyspellchecker knows in
+English or Spanish is never "corrected", so "stubbed" stays stubbed and "cooking" never becomes "choking"). Every
+character keeps the position it came from, so evidence still quotes the caller's own words.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+FILLERS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "mm", "ehh", "ah"})
+"""Words that carry nothing; dropped with the space after them."""
+_LIKE_AFTER = frozenset(
+    {"is", "are", "was", "he's", "she's", "they're", "it's", "i'm", "hes", "shes", "theyre", "its", "im", "and", "so"}
+    | {"just", "like", "um", "uh"}
+)
+"""'like' after these is a filler ("he's like breathing weird"), not a comparison ("looks like a stroke")."""
+CONTRACTIONS = {
+    "aint": "isn't",
+    "ain't": "isn't",
+    "hes": "he's",
+    "shes": "she's",
+    "cant": "can't",
+    "wont": "won't",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "isnt": "isn't",
+    "wasnt": "wasn't",
+    "didnt": "didn't",
+    "hasnt": "hasn't",
+    "havent": "haven't",
+    "couldnt": "couldn't",
+    "wouldnt": "wouldn't",
+    "arent": "aren't",
+    "werent": "weren't",
+    "theyre": "they're",
+    "im": "i'm",
+}
+"""Contractions as transcription systems write them, restored so that the rules' wording matches."""
+JOINED = {
+    ("over", "dose"): "overdose",
+    ("over", "dosed"): "overdosed",
+    ("un", "conscious"): "unconscious",
+    ("un", "responsive"): "unresponsive",
+    ("seize", "her"): "seizure",
+    ("cease", "her"): "seizure",
+    ("seas", "her"): "seizure",
+    ("chess", "pain"): "chest pain",
+    ("heart", "attach"): "heart attack",
+    ("not", "breeding"): "not breathing",
+    ("sobre", "dosis"): "sobredosis",
+}
+"""Two-word mishearings of one red-flag word (speech-to-text splits or swaps them)."""
+RED_FLAG_WORDS = frozenset(
+    """breathing breathe breath breaths unconscious unresponsive responsive responding conscious choking choked
+    bleeding blood seizure seizures seizing convulsing convulsion overdose overdosed chest pulse stroke suicide
+    suicidal pregnant drowning drowned hanging gasping collapsed anaphylaxis anaphylactic allergic swelling swollen
+    throat tongue vomiting diabetic poisoning poisoned swallowed stabbed gunshot heart attack pressure weakness
+    drooping slurred numbness confused dizzy fainted labor contractions crowning burned unconsciousness emergency
+    ambulance paralyzed wheezing asthma inhaler epipen naloxone narcan fentanyl heroin opioid hemorrhage
+    respira respirar respirando inconsciente responde convulsion convulsionando sangrando sangre ahogando ahogado
+    pecho embarazada sobredosis desmayo desmayado desmayada garganta infarto derrame vomitando despierta
+    pastillas suicidarse matarse pistola cuchillo apunalaron dispararon""".split()
+)
+"""Words whose misspellings matter: a mishearing of one of these is put right before the rules read the call."""
+REAL_WORD_COUNT = 20
+"""A word pyspellchecker has seen this often (in English or Spanish) is a real word, never corrected."""
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\s+|.", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadableText:
+    """The message as the rules read it, and where each of its characters came from."""
+
+    text: str
+    origin: tuple[int, ...]
+    """origin[i] is the position in the original message of text[i]; one more entry for the end."""
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original message's span for text[start:end]."""
+        if end <= start:
+            return self.origin[start], self.origin[start]
+        return self.origin[start], self.origin[end - 1] + 1
+
+
+def fold_accents(text: str) -> str:
+    """Each accented Latin letter replaced by its base letter, one character for one ("está" -> "esta")."""
+    return text.translate(_FOLD_TABLE)
+
+
+def _build_fold_table() -> dict[int, str]:
+    table = {}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFD", chr(code))[0]
+        if base != chr(code) and len(base) == 1 and base.isascii():
+            table[code] = base
+    return table
+
+
+_FOLD_TABLE = _build_fold_table()
+
+
+@functools.cache
+def _dictionaries() -> tuple[Any, Any]:
+    """pyspellchecker's English and Spanish word frequencies (loaded once, about 0.3 s)."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en").word_frequency, SpellChecker(language="es").word_frequency
+
+
+def is_real_word(word: str) -> bool:
+    """True for a word in common English or Spanish use (never corrected into a red-flag word)."""
+    english, spanish = _dictionaries()
+    return bool(english[word] >= REAL_WORD_COUNT or spanish[word] >= REAL_WORD_COUNT)
+
+
+@functools.lru_cache(maxsize=16_384)
+def correct_word(word: str) -> str | None:
+    """The red-flag word a misspelling stands for ("breething" -> "breathing"), or None.
+
+    Only words of five letters or more, not red-flag words already, not real words, with the same first letter
+    (mishearings keep it), at most one edit away (two from eight letters on; a transposition is one edit).
+    """
+    if len(word) < 5 or word in RED_FLAG_WORDS or not word.isalpha() or is_real_word(word):
+        return None
+    limit = 2 if len(word) >= 8 else 1
+    candidates = [candidate for candidate in RED_FLAG_WORDS if candidate[0] == word[0]]
+    found = process.extractOne(word, candidates, scorer=OSA.distance, score_cutoff=limit)
+    return None if found is None else str(found[0])
+
+
+def _words(text: str) -> list[tuple[str, int, int]]:
+    return [(match.group(0), match.start(), match.end()) for match in _TOKEN.finditer(text)]
+
+
+def _drop_noise(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Fillers, filler 'like', and immediate repeats of one to three words (restarts) dropped."""
+    kept: list[tuple[str, int, int]] = []
+    previous, skip_space = "", False
+    for token in tokens:
+        lowered = token[0].lower()
+        if lowered in FILLERS or (lowered == "like" and previous in _LIKE_AFTER):
+            if kept and kept[-1][0].isspace():  # the space before goes with it
+                kept.pop()
+            elif not kept:
+                skip_space = True
+            continue
+        if skip_space and token[0].isspace():
+            skip_space = False
+            continue
+        skip_space = False
+        kept.append(token)
+        if not token[0].isspace():
+            previous = lowered
+    return _drop_repeats(kept)
+
+
+def _drop_repeats(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """'he's not he's not breathing' -> 'he's not breathing': a run of 1-3 words said twice in a row, once."""
+    words = [index for index, token in enumerate(tokens) if token[0][0].isalpha()]
+    drop: set[int] = set()
+    position = 0
+    while position < len(words):
+        for size in (3, 2, 1):
+            first, second = words[position : position + size], words[position + size : position + 2 * size]
+            if len(second) == size and [tokens[i][0].lower() for i in first] == [tokens[i][0].lower() for i in second]:
+                if all(tokens[i][0].isspace() for i in range(first[-1] + 1, second[0])):
+                    drop.update(range(first[0], second[0]))
+                    break
+        position += 1
+    return [token for index, token in enumerate(tokens) if index not in drop]
+
+
+def _rewrite(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Joined mishearings, restored contractions and corrected misspellings (replacement text, original span)."""
+    out: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(tokens):
+        word, start, end = tokens[index]
+        lowered = word.lower()
+        if index + 2 < len(tokens) and tokens[index + 1][0] == " ":
+            pair = (lowered, tokens[index + 2][0].lower())
+            if pair in JOINED:
+                out.append((JOINED[pair], start, tokens[index + 2][2]))
+                index += 3
+                continue
+        replacement = CONTRACTIONS.get(lowered) or (correct_word(lowered) if word.isalpha() else None)
+        out.append((replacement or word, start, end))
+        index += 1
+    return out
+
+
+def readable(message: str) -> ReadableText:
+    """The message as the rules read it (see the module's docstring), with the origin of every character."""
+    folded = fold_accents(message)
+    pieces = _rewrite(_drop_noise(_words(folded)))
+    chars: list[str] = []
+    origin: list[int] = []
+    for text, start, end in pieces:
+        chars.append(text)
+        if len(text) == end - start:
+            origin.extend(range(start, end))
+        else:  # a replacement: its characters spread over the span it replaces, first to first and last to last
+            last = max(len(text) - 1, 1)
+            origin.extend(start + (offset * (end - 1 - start)) // last for offset in range(len(text)))
+    origin.append(len(message))
+    return ReadableText("".join(chars), tuple(origin))
