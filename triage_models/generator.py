@@ -1550,6 +1550,11 @@ PAINLESS = frozenset(
         "diabetic-emergency",
         "immunocompromised-fever",
         "danger-vitals",
+        "fainted-sight-of-blood",
+        "admin-question",
+        "history-refill",
+        "bp-reading-no-symptoms",
+        "choked-resolved",
     )
 )
 NOTE_DISTRACTOR_TEXTS = frozenset(text for text, _ in NOTE_DISTRACTORS)

@@ -698,7 +698,10 @@ def spanish_call(
     phrasing, persona, n = SPANISH[scenario], Persona(female), rng.randint(2, 5)
     quien = _quien(persona, age, rng)
     complaint = rng.choice(phrasing.complaints)
-    core = persona.fill(complaint if "{quien}" in complaint else "{quien} " + complaint, quien, n)
+    if "{quien}" not in complaint:  # "a mi hijo le duele", "a mi esposa se le cierra": the dative, mostly
+        dative = complaint.startswith(("le ", "se le ")) and rng.random() < 0.7
+        complaint = ("a {quien} " if dative else "{quien} ") + complaint
+    core = persona.fill(complaint, quien, n)
     sentences = [rng.choice(GREETINGS) + core]
     if age > 0 and rng.random() < 0.6:
         sentences.append(f"tiene {age} años")
