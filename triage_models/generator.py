@@ -1823,8 +1823,10 @@ def _vital_values(kind: str, rng: random.Random, age: int, fever: bool) -> tuple
         "temp": round(rng.uniform(38.1, 39.6) if fever else rng.uniform(36.2, 37.6), 1),
     }
     abnormal: set[str] = set()
+    # nobody reports a small child's blood pressure, so it is never what makes the vital signs abnormal
+    pressure = ("sbp",) if age >= 3 else ()
     if kind == "danger":
-        for which in rng.sample(("hr", "rr", "spo2", "sbp"), rng.randint(1, 2)):
+        for which in rng.sample(("hr", "rr", "spo2", *pressure), rng.randint(1, 2)):
             abnormal.add(which)
             values[which] = {
                 "hr": rng.randint(165, 185) if child else rng.randint(104, 145),
@@ -1833,7 +1835,7 @@ def _vital_values(kind: str, rng: random.Random, age: int, fever: bool) -> tuple
                 "sbp": rng.randint(75, 88),
             }[which]
     elif kind == "extreme":
-        which = rng.choice(("hr", "spo2", "sbp"))
+        which = rng.choice(("hr", "spo2", *pressure))
         abnormal.add(which)
         values[which] = {
             "hr": rng.choice((rng.randint(185, 210), rng.randint(28, 38))),
@@ -2063,7 +2065,9 @@ def _spanish_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
     shown = case.vitals is not None and (bool(case.abnormal) or rng.random() < 0.2)
     vitals = (case.vitals, case.abnormal) if case.vitals is not None and shown else None
     scenario = case.scenario
-    return spanish_call(scenario.name, scenario.esi_level, case.person.sex == "F", case.age, vitals, rng), shown
+    witnessed = scenario.name in BYSTANDER_SIGHTS
+    text = spanish_call(scenario.name, scenario.esi_level, case.person.sex == "F", case.age, vitals, rng, witnessed)
+    return text, shown
 
 
 def _crew_text(case: _Case, rng: random.Random) -> tuple[str, bool]:

@@ -636,10 +636,11 @@ class Persona:
 
     def fill(self, template: str, quien: str, n: int) -> str:
         """A template with the gender placeholders and the patient's noun phrase filled in."""
-        return template.format(
+        filled = template.format(
             o="a" if self.female else "o", el="ella" if self.female else "él", lo="la" if self.female else "lo",
             quien=quien, n=n,
-        ).replace("a el ", "al ").replace("de el ", "del ")  # fmt: skip
+        )  # fmt: skip
+        return re.sub(r"\b(a|de) el\b", lambda match: "al" if match.group(1) == "a" else "del", filled)
 
 
 ADULTS = {
@@ -658,6 +659,19 @@ GREETINGS = ("", "", "Bueno, ", "Sí, bueno, ", "Hola, ", "Oiga, ", "Disculpe, "
 URGENT = ("¡Por favor ayúdeme!", "Necesito una ambulancia.", "¡Ayúdenme por favor!", "Manden a alguien rápido.")
 CALM = ("No sé si es una emergencia.", "¿Qué hago?", "No es nada grave creo.", "¿L{o} llevo a la clínica?")
 FILLERS = ("este", "eh", "o sea", "pues", "mire", "ay", "bueno")
+STRANGERS = {
+    False: ("un señor", "un muchacho", "un hombre", "un viejito"),
+    True: ("una señora", "una muchacha", "una mujer", "una viejita"),
+}
+PLACES = (
+    "en la banqueta",
+    "en la parada del camión",
+    "afuera de la tienda",
+    "en el estacionamiento",
+    "en la calle",
+    "en el parque",
+    "en la gasolinera",
+)
 
 
 def _quien(persona: Persona, age: int, rng: random.Random) -> str:
@@ -690,27 +704,45 @@ def _sentence(text: str) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
+def _stranger(female: bool, age: int, rng: random.Random) -> str:
+    """A passer-by's words for an adult they do not know: nobody calls a 25-year-old "un viejito"."""
+    unlikely = ("un viejito", "una viejita") if age < 60 else ("un muchacho", "una muchacha") if age > 40 else ()
+    return rng.choice([noun for noun in STRANGERS[female] if noun not in unlikely])
+
+
+def _complaint(template: str, persona: Persona, quien: str, n: int, stranger: str | None, rng: random.Random) -> str:
+    """The first sentence: the patient named by the caller, or a stranger seen somewhere ("hay un señor ... que")."""
+    if stranger is not None and "{quien}" not in template:
+        return f"hay {stranger} {rng.choice(PLACES)} que " + persona.fill(template, quien, n)
+    if "{quien}" not in template:  # "a mi hijo le duele", "a mi esposa se le cierra": the dative, mostly
+        dative = template.startswith(("le ", "se le ")) and rng.random() < 0.7
+        template = ("a {quien} " if dative else "{quien} ") + template
+    return persona.fill(template, quien, n)
+
+
 def spanish_call(
     scenario: str, level: int, female: bool, age: int, vitals: tuple[Mapping[str, float], set[str]] | None,
-    rng: random.Random,
+    rng: random.Random, witnessed: bool = False,
 ) -> str:  # fmt: skip
-    """A Spanish caller's words: who, the complaint, the age, details, readings; half typed as heard."""
+    """A Spanish caller's words: who, the complaint, the age, details, readings; half typed as heard. `witnessed`:
+    a passer-by could see it, and a quarter of those calls are from one ("hay una señora en la parada que ...")."""
     phrasing, persona, n = SPANISH[scenario], Persona(female), rng.randint(2, 5)
-    quien = _quien(persona, age, rng)
-    complaint = rng.choice(phrasing.complaints)
-    if "{quien}" not in complaint:  # "a mi hijo le duele", "a mi esposa se le cierra": the dative, mostly
-        dative = complaint.startswith(("le ", "se le ")) and rng.random() < 0.7
-        complaint = ("a {quien} " if dative else "{quien} ") + complaint
-    core = persona.fill(complaint, quien, n)
-    sentences = [rng.choice(GREETINGS) + core]
-    if age > 0 and rng.random() < 0.6:
+    stranger = _stranger(female, age, rng) if witnessed and age >= 16 and rng.random() < 0.25 else None
+    quien = stranger or _quien(persona, age, rng)
+    sentences = [rng.choice(GREETINGS) + _complaint(rng.choice(phrasing.complaints), persona, quien, n, stranger, rng)]
+    if stranger is not None:
+        sentences.append(rng.choice(("no l{o} conozco", "se ve de unos {decade} años", "yo nada más iba pasando")))
+    elif age > 0 and rng.random() < 0.6:
         sentences.append(f"tiene {age} años")
-    sentences += [persona.fill(detail, quien, n) for detail in phrasing.details if rng.random() < 0.4]
-    if vitals is not None:
+    sentences += [detail for detail in phrasing.details if rng.random() < (0.15 if stranger else 0.4)]
+    if vitals is not None and stranger is None:
         sentences.append(_vitals_es(*vitals, rng))
     if rng.random() < 0.5:
-        sentences.append(persona.fill(rng.choice(URGENT if level <= 2 else CALM), quien, n))
-    text = " ".join(_sentence(sentence) for sentence in sentences)
+        sentences.append(rng.choice(URGENT if level <= 2 else CALM))
+    decade = max(20, round(age, -1))
+    text = " ".join(
+        _sentence(persona.fill(sentence.replace("{decade}", str(decade)), quien, n)) for sentence in sentences
+    )
     return as_transcribed(text, rng) if rng.random() < 0.5 else text
 
 
