@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-GENERATOR_VERSION = "gen-2026.11.2"
+from triage_models.generator_es import spanish_call
+
+GENERATOR_VERSION = "gen-2026.11.3"
 
 RESOURCE_KINDS: dict[str, str] = {
     "labs": "labs",
@@ -297,6 +299,114 @@ SCENARIOS: tuple[Scenario, ...] = (
         (3, 14),
         (320, 460),
         note=("pedestrian struck by car, unresponsive", "auto vs pedestrian, child unresponsive, GCS 4"),
+    ),
+    # ESI 1 in callers' words: what a caller sees, not the clinical term.
+    Scenario(
+        "unresponsive-abnormal-breathing",
+        1,
+        "A",
+        (
+            "{he} won't wake up and {he} is breathing weird",
+            "{he} is not awake and making snoring sounds",
+            "{he} is passed out and {his} breathing sounds like gurgling",
+            "{he} won't wake up, {he} is kind of gasping",
+            "{he} is out cold and making weird noises when {he} breathes",
+        ),
+        ("{he} was fine an hour ago", "I can't get {him} to open {his} eyes", "{he} is really pale"),
+        "none",
+        (15, 90),
+        (300, 440),
+        note=(
+            "unresponsive with snoring respirations",
+            "found unresponsive, gurgling respirations, GCS 3",
+            "unresponsive with agonal respirations",
+        ),
+    ),
+    Scenario(
+        "silent-choking",
+        1,
+        "A",
+        (
+            "{he} is choking and can't make a sound",
+            "{he} is grabbing {his} throat and can't talk or cough",
+            "{he} choked on something and nothing is coming out, no sound at all",
+            "{he} can't cough or talk, {his} face is turning purple",
+        ),
+        ("{he} was eating dinner", "I tried hitting {his} back"),
+        "none",
+        (1, 90),
+        (300, 420),
+        note=("choking, unable to speak or cough, cyanotic", "complete airway obstruction, aphonic, clutching throat"),
+    ),
+    Scenario(
+        "seizure-cyanotic",
+        1,
+        "A",
+        (
+            "{he} is having a seizure and {his} lips are turning blue",
+            "{he} is shaking all over and {he} looks blue",
+            "{he} had a seizure and now {he} is blue and not breathing right",
+            "{he} keeps seizing and {his} face is going purple",
+        ),
+        ("{he} has never had a seizure before", "{he} bit {his} tongue"),
+        "none",
+        (1, 85),
+        (300, 420),
+        note=("active seizure with perioral cyanosis", "generalized seizure, cyanotic, poor respiratory effort"),
+    ),
+    Scenario(
+        "barely-responsive",
+        1,
+        "A",
+        (
+            "found {him} barely responsive on the floor",
+            "{he} is barely responding, just moaning",
+            "{he} only opens {his} eyes a little when I shake {him}, {he} won't talk",
+            "I found {him} and {he} is hardly responding",
+        ),
+        ("I don't know how long {he} was down", "{he} lives alone", "there's vomit next to {him}"),
+        "extreme",
+        (20, 95),
+        (280, 420),
+        note=("found down, minimally responsive, moans to pain", "obtunded, responds only to sternal rub"),
+    ),
+    Scenario(
+        "child-breathing-distress",
+        1,
+        "A",
+        (
+            "{he} is working so hard to breathe, {his} ribs are sucking in",
+            "{he} is grunting with every breath",
+            "{he} can only say a word or two, {he} can't get air",
+            "you can see {his} ribs with every breath and {his} lips look blue",
+        ),
+        ("{he} has asthma", "{he} had a cold for a few days", "the nebulizer isn't helping"),
+        "extreme",
+        (1, 12),
+        (300, 440),
+        note=(
+            "severe respiratory distress, intercostal retractions and grunting",
+            "tripoding, speaks 1-2 words at a time, retractions",
+        ),
+    ),
+    Scenario(
+        "hemorrhagic-shock",
+        1,
+        "A",
+        (
+            "{he} lost a lot of blood and now {he} is cold and clammy",
+            "{he} cut {himself} badly and now {he} is grey and sweaty",
+            "{he} has been bleeding and {he} passes out when {he} stands up",
+            "{he} is throwing up blood and gets dizzy and faint when {he} stands",
+        ),
+        ("there's blood all over the floor", "{he} is really thirsty"),
+        "extreme",
+        (16, 90),
+        (300, 440),
+        note=(
+            "hemorrhage with signs of shock, cool clammy skin",
+            "hematemesis with syncope on standing, pale and diaphoretic",
+        ),
     ),
     # ESI 2, decision point B: high risk, confusion/lethargy, severe pain or distress.
     Scenario(
@@ -1221,6 +1331,162 @@ SCENARIOS: tuple[Scenario, ...] = (
         (50, 120),
         note=("question about medication dose", "small bruise L knee after bump yesterday", "mild toothache x 1 wk"),
     ),
+    # ESI 4-5 calls that use scary words: resolved episodes, questions, history, readings without symptoms.
+    Scenario(
+        "choked-resolved",
+        5,
+        "C",
+        (
+            "{he} choked on a piece of food but coughed it out, {he} is talking normally now",
+            "{he} was choking for a second, it came out and {he} is fine",
+            "{he} choked on a candy, we got it out and {he} is crying and breathing fine",
+        ),
+        ("{he} is eating again", "we just want to know if {he} should be checked"),
+        "none",
+        (1, 85),
+        (60, 130),
+        note=(
+            "brief choking episode on food, resolved with coughing, speaking full sentences",
+            "choking episode at dinner, self-resolved, no distress",
+        ),
+        quotes=("It went down the wrong way but I'm okay now",),
+    ),
+    Scenario(
+        "nosebleed-stopped",
+        5,
+        "C",
+        (
+            "{he} had a nosebleed, it stopped after pinching {his} nose",
+            "{his} nose was bleeding for ten minutes, it has stopped now",
+        ),
+        ("{he} feels fine", "it happens when the air is dry"),
+        "normal",
+        (3, 75),
+        (60, 130),
+        note=("epistaxis x 10 min, resolved with pressure PTA", "nosebleed, stopped before arrival"),
+        non_resources=("nasal pressure",),
+    ),
+    Scenario(
+        "fainted-sight-of-blood",
+        4,
+        "C",
+        (
+            "{he} fainted when {he} saw blood, {he} is fine now and back to normal",
+            "{he} passed out for a few seconds while getting blood drawn, {he} is awake and talking now",
+            "{he} got woozy and fainted when {he} saw {his} cut, {he} came right around",
+        ),
+        ("{he} did not hit {his} head", "{he} has fainted at the sight of blood before"),
+        "normal",
+        (12, 45),
+        (90, 170),
+        note=(
+            "vasovagal syncope at sight of blood, now at baseline",
+            "brief syncope during phlebotomy, back to baseline, no injury",
+        ),
+        quotes=("I always faint when I see blood",),
+        resources=("ECG",),
+    ),
+    Scenario(
+        "admin-question",
+        5,
+        "C",
+        (
+            "{he} wants to sign up for a CPR class",
+            "{he} needs to reschedule {his} cardiology appointment",
+            "{he} is asking what to do if someone has a seizure",
+            "{he} is asking for the non-emergency number",
+            "{he} wants to know what to do if someone is choking",
+            "{he} is asking how to use narcan in case of an overdose",
+        ),
+        ("it's not an emergency", "nobody is hurt"),
+        "none",
+        (18, 85),
+        (50, 120),
+        note=("requesting CPR class information, no medical complaint", "administrative call, no complaint"),
+        quotes=("Nobody is sick, I just have a question",),
+    ),
+    Scenario(
+        "history-refill",
+        5,
+        "C",
+        (
+            "{he} had a stroke years ago and needs {his} prescription refilled",
+            "{he} had a heart attack five years ago, {he} just needs a refill of {his} pills",
+            "{he} had a seizure a long time ago and {his} medicine ran out yesterday",
+        ),
+        ("{he} feels fine today", "nothing new"),
+        "none",
+        (40, 90),
+        (60, 130),
+        note=("remote hx CVA, requesting Rx refill, no new complaints", "hx MI years ago, requesting refill, well"),
+        quotes=("I just need my prescription",),
+        non_resources=("prescription refill",),
+    ),
+    Scenario(
+        "minor-injury-family-history",
+        4,
+        "C",
+        (
+            "{he} twisted {his} ankle, {his} father had a heart attack so {he} is nervous",
+            "{his} dad had a heart attack last year, today {he} twisted {his} ankle and it is swollen",
+            "{his} mother had a stroke last year but today {he} just hurt {his} wrist",
+        ),
+        ("{he} can walk on it a little",),
+        "normal",
+        (12, 70),
+        (100, 190),
+        note=("R ankle inversion injury, FHx MI", "L wrist pain and swelling after fall, family hx CVA"),
+        resources=("X-ray",),
+        non_resources=("splint",),
+    ),
+    Scenario(
+        "bp-reading-no-symptoms",
+        5,
+        "C",
+        (
+            "{his} blood pressure was a little high at the pharmacy, 150 over 92, {he} feels fine",
+            "{he} checked {his} blood pressure at home and it was 148/90, no symptoms",
+            "the machine at the store said {his} blood pressure was high, {he} has no headache or chest pain",
+        ),
+        ("{he} is not on blood pressure pills",),
+        "none",
+        (30, 85),
+        (60, 130),
+        note=("elevated BP reading at pharmacy 150/92, asymptomatic", "BP check, home readings 140s/90s, no HA"),
+        quotes=("I feel totally fine",),
+        non_resources=("BP recheck",),
+    ),
+    Scenario(
+        "small-scrape",
+        5,
+        "C",
+        (
+            "{he} scraped {his} knee on the sidewalk, it bled a little and stopped",
+            "{he} fell off {his} scooter and has a scrape on {his} elbow",
+            "{he} has a small scrape on {his} hand",
+        ),
+        ("we washed it with soap and water",),
+        "none",
+        (2, 80),
+        (50, 120),
+        note=("abrasion R knee after fall, bleeding stopped", "superficial abrasions L elbow"),
+        non_resources=("wound cleaning",),
+    ),
+    Scenario(
+        "stubbed-toe",
+        5,
+        "C",
+        (
+            "{he} stubbed {his} toe an hour ago and it still hurts a bit",
+            "{he} kicked the door frame with {his} toe, it's a little sore but {he} can walk fine",
+        ),
+        ("the toe looks straight",),
+        "none",
+        (5, 85),
+        (50, 120),
+        note=("stubbed L great toe 1 hr PTA, ambulatory, mild pain", "R toe pain after stubbing, no deformity"),
+        quotes=("I just stubbed it",),
+    ),
 )
 
 ESI_LEVELS = (1, 2, 3, 4, 5)
@@ -1228,11 +1494,17 @@ LEVEL_WEIGHTS = (0.10, 0.24, 0.26, 0.22, 0.18)
 """Share of each level among generated messages: ESI 1-2 over-represented so the rare levels are learned, and
 ESI 4-5 (rare in ED records) well represented so decision point C is learned."""
 
-STYLES = ("caller", "crew", "nurse", "triage-note")
-STYLE_WEIGHTS = (0.30, 0.20, 0.15, 0.35)
+STYLES = ("caller", "transcript", "bystander", "spanish", "interpreter", "crew", "nurse", "triage-note")
+STYLE_WEIGHTS = (0.10, 0.12, 0.14, 0.11, 0.05, 0.12, 0.09, 0.27)
+"""Call-style text (a caller's words, a speech-to-text transcript, a bystander, a Spanish caller, a call through an
+interpreter) is about half; a bystander style drawn for a scenario no stranger could see is worded as a caller."""
+CALL_STYLES = frozenset(("caller", "transcript", "bystander", "spanish", "interpreter"))
 
 _BREATHING = r"breath|wheez|sob\b|chok|asthma|copd|resp|apneic|gasp|throat|cpr"
-_CONSCIOUS = r"conscious|unrespons|passed out|knocked|\bloc\b|syncope|arrest|pulse|cpr|sleepy|drowsy|somnolent|letharg"
+_CONSCIOUS = (
+    r"conscious|respon|passed out|passes out|faint|wake|awake|out cold|moan|knocked|\bloc\b|syncope|arrest|pulse|cpr|"
+    r"sleepy|drowsy|somnolent|letharg|seiz|convuls"
+)
 DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("denies chest pain", r"chest|\bcp\b"),
     ("no trouble breathing", _BREATHING),
@@ -1278,11 +1550,213 @@ PAINLESS = frozenset(
         "diabetic-emergency",
         "immunocompromised-fever",
         "danger-vitals",
+        "fainted-sight-of-blood",
+        "admin-question",
+        "history-refill",
+        "bp-reading-no-symptoms",
+        "choked-resolved",
     )
 )
 NOTE_DISTRACTOR_TEXTS = frozenset(text for text, _ in NOTE_DISTRACTORS)
 PMH_CHOICES = ("HTN", "HLD", "DM2", "hypothyroidism", "GERD", "OA", "seasonal allergies", "depression", "asthma")
 ALLERGY_CHOICES = ("NKDA", "NKDA", "NKA", "allergic to PCN", "allergy: sulfa")
+FILLERS = ("uh", "um", "like", "you know", "okay so", "i mean", "uh", "um")
+TRANSCRIPT_OPENERS = ("", "", "hi yes", "um hello", "okay so", "yeah hi", "hello yes i need help", "yes hi")
+CONTRACTIONS = (
+    (r"\bhe is\b", "hes"),
+    (r"\bshe is\b", "shes"),
+    (r"\bit is\b", "its"),
+    (r"\bi am\b", "im"),
+    (r"\bthere is\b", "theres"),
+    (r"\bcannot\b", "cant"),
+    (r"\bdo not\b", "dont"),
+    (r"\bdoes not\b", "doesnt"),
+    (r"\bwill not\b", "wont"),
+)
+ASR_MISSPELLINGS: dict[str, tuple[str, ...]] = {
+    "breathing": ("breething", "breathin"),
+    "breathe": ("breath", "breeth"),
+    "overdose": ("over dose",),
+    "overdosed": ("over dosed",),
+    "chest": ("cheste", "chess"),
+    "unconscious": ("unconsious", "unconscience"),
+    "seizure": ("seezure", "seasure"),
+    "seizing": ("seezing",),
+    "ambulance": ("ambulence",),
+    "allergic": ("alergic",),
+    "pills": ("pils",),
+    "throat": ("throte",),
+    "heart": ("hart",),
+    "choking": ("chocking",),
+    "pulse": ("pulls",),
+    "weak": ("week",),
+    "pain": ("pane",),
+    "blue": ("blew",),
+    "diabetic": ("diabetik",),
+    "dizzy": ("dizy",),
+    "vomiting": ("vomitting",),
+    "bleeding": ("bleedin",),
+    "stroke": ("stroak",),
+}
+"""Words a speech-to-text engine gets wrong on a noisy line: misspellings and homophones."""
+BYSTANDER_SIGHTS: dict[str, tuple[str, ...]] = {
+    "cardiac-arrest": (
+        "{he} just dropped and {he} isn't moving",
+        "{he} is lying face down and I don't think {he} is breathing",
+        "{his} face is grey and {he} is not moving at all",
+    ),
+    "cpr-in-progress": ("somebody is doing CPR on {him} right now", "a man is doing compressions on {him}"),
+    "not-breathing": (
+        "{he} is not breathing, {his} lips are blue",
+        "{he} is just lying there gasping every few seconds",
+    ),
+    "unresponsive": (
+        "{he} is lying there and won't respond when I yell at {him}",
+        "{he} is slumped over and won't wake up",
+        "{he} is out cold, {he} doesn't move when I shake {him}",
+    ),
+    "choking": ("{he} is grabbing {his} throat and turning blue", "{he} was eating and now {he} can't breathe"),
+    "severe-bleeding": (
+        "there's a big pool of blood under {him}",
+        "{he} is bleeding really bad from {his} leg, it's soaking through everything",
+        "blood is spurting out of {his} arm",
+    ),
+    "anaphylaxis": (
+        "{his} face and lips are all swollen and {he} is wheezing",
+        "{he} got stung and can barely breathe",
+    ),
+    "status-seizure": ("{he} has been shaking on the ground for like ten minutes", "{he} is still jerking all over"),
+    "shock-trauma": (
+        "the driver is slumped over the wheel, not moving",
+        "{he} got shot and {he} is barely breathing",
+        "{he} came off a motorcycle and is on the ground not moving",
+    ),
+    "child-struck-unresponsive": (
+        "a car hit {him} and {he} is lying in the street not moving",
+        "{he} got hit on {his} bike and {he} is not waking up",
+    ),
+    "unresponsive-abnormal-breathing": (
+        "{he} is lying there snoring really loud and I can't wake {him}",
+        "{he} is passed out and making gurgling noises",
+        "{he} won't wake up and {his} breathing sounds weird",
+    ),
+    "silent-choking": (
+        "{he} is holding {his} throat and can't make a sound",
+        "{he} can't talk or cough, {he} is purple",
+    ),
+    "seizure-cyanotic": (
+        "{he} is on the ground shaking and {his} lips are blue",
+        "{he} was shaking and now {he} is blue and not breathing right",
+    ),
+    "barely-responsive": (
+        "{he} is slumped on the ground, {he} just moans when I talk to {him}",
+        "{his} eyes open a little but {he} won't answer me",
+    ),
+    "child-breathing-distress": (
+        "{he} is breathing really hard, {his} ribs are sucking in",
+        "{he} can only get a word out",
+    ),
+    "hemorrhagic-shock": (
+        "{he} is bleeding and {he} looks grey and sweaty",
+        "{he} tried to stand up and passed out, there's blood everywhere",
+        "{he} is pale and clammy and shaking",
+    ),
+    "stroke": (
+        "{his} face is drooping on one side",
+        "{he} can't lift {his} arm and {his} words are slurred",
+        "{he} is talking funny and leaning to one side",
+    ),
+    "chest-pain-acs": (
+        "{he} is holding {his} chest and sweating a lot",
+        "{he} sat down clutching {his} chest, {he} looks grey",
+    ),
+    "respiratory-distress": ("{he} is sitting hunched over gasping for air", "{he} is wheezing and can barely talk"),
+    "altered-mental-status": (
+        "{he} is wandering around and doesn't know where {he} is",
+        "{he} is talking nonsense and seems really confused",
+    ),
+    "penetrating-trauma": (
+        "{he} got stabbed, {he} is holding {his} arm and talking",
+        "{he} got shot in the leg, {he} is awake",
+    ),
+    "overdose-awake": (
+        "{he} took something, {he} is really drowsy and nodding off",
+        "they gave {him} narcan and {he} woke up",
+    ),
+    "severe-pain": ("{he} is rolling on the ground screaming in pain", "{he} is doubled over holding {his} side"),
+    "child-struck-lethargic": (
+        "a car bumped {him} in the parking lot, {he} is awake but really sleepy",
+        "{he} got hit by a car and keeps dozing off",
+    ),
+    "head-injury-anticoag": (
+        "{he} fell and hit {his} head on the curb, now {he} is throwing up",
+        "{he} hit {his} head and was knocked out for a minute",
+    ),
+    "fall-hip": (
+        "{he} fell and can't get up, {he} is holding {his} hip",
+        "{he} slipped and {his} leg looks short and turned out",
+    ),
+    "deformed-limb": (
+        "{he} fell off the monkey bars and {his} arm looks bent",
+        "{his} wrist looks crooked after {he} fell",
+    ),
+    "complex-laceration": ("{he} cut {his} hand on broken glass, it's deep but the bleeding is controlled",),
+    "ankle-injury": (
+        "{he} twisted {his} ankle and is limping",
+        "{he} rolled {his} ankle on the curb, it's swelling up",
+    ),
+    "simple-laceration": ("{he} has a small cut on {his} chin, the bleeding stopped",),
+    "fainted-sight-of-blood": ("{he} fainted when {he} saw the blood but came right around and is talking fine",),
+    "small-scrape": ("{he} fell and scraped {his} knee, it's just a little scrape", "{he} has a scrape on {his} elbow"),
+    "choked-resolved": ("{he} was choking at the next table but coughed it up, {he} is talking normally now",),
+    "nosebleed-stopped": ("{he} had a nosebleed but it stopped, {he} is fine",),
+    "stubbed-toe": ("{he} stubbed {his} toe on the curb, {he} is limping a little but okay",),
+}
+"""What a stranger or a neighbour sees from outside, for the scenarios a passer-by could witness."""
+STRANGERS = {
+    "M": (
+        ("a guy", "a man", "some guy", "my neighbor", "a homeless man"),
+        ("an older man", "an old man", "my neighbor"),
+    ),
+    "F": (("a lady", "a woman", "a young woman", "my neighbor"), ("an older lady", "an old lady", "my neighbor")),
+}
+STRANGER_CHILDREN = {
+    "M": ("my neighbor's kid", "a kid", "a little boy", "a boy"),
+    "F": ("my neighbor's kid", "a kid", "a little girl", "a girl"),
+}
+PLACES = (
+    "on the sidewalk",
+    "at the bus stop",
+    "in the parking lot",
+    "outside the grocery store",
+    "in a car at the light",
+    "on a bench in the park",
+    "in the hallway of my building",
+    "in the yard next door",
+    "on the corner",
+    "at the gas station",
+)
+BYSTANDER_CLOSINGS = (
+    "I don't know {him}",
+    "I don't know what happened to {him}",
+    "a few people are standing around",
+    "I'm across the street",
+    "I just walked up",
+    "",
+)
+INTERPRETER_LEADS = (
+    "Interpreter relays: caller says",
+    "Through the interpreter, caller reports",
+    "Language line, Spanish interpreter on the call: caller states",
+    "Per interpreter, caller says",
+)
+INTERPRETER_NOTES = (
+    "caller is very upset",
+    "caller is crying, the interpreter is helping",
+    "interpreter confirms the address",
+    "caller speaks Spanish only",
+    "",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1349,8 +1823,10 @@ def _vital_values(kind: str, rng: random.Random, age: int, fever: bool) -> tuple
         "temp": round(rng.uniform(38.1, 39.6) if fever else rng.uniform(36.2, 37.6), 1),
     }
     abnormal: set[str] = set()
+    # nobody reports a small child's blood pressure, so it is never what makes the vital signs abnormal
+    pressure = ("sbp",) if age >= 3 else ()
     if kind == "danger":
-        for which in rng.sample(("hr", "rr", "spo2", "sbp"), rng.randint(1, 2)):
+        for which in rng.sample(("hr", "rr", "spo2", *pressure), rng.randint(1, 2)):
             abnormal.add(which)
             values[which] = {
                 "hr": rng.randint(165, 185) if child else rng.randint(104, 145),
@@ -1359,7 +1835,7 @@ def _vital_values(kind: str, rng: random.Random, age: int, fever: bool) -> tuple
                 "sbp": rng.randint(75, 88),
             }[which]
     elif kind == "extreme":
-        which = rng.choice(("hr", "spo2", "sbp"))
+        which = rng.choice(("hr", "spo2", *pressure))
         abnormal.add(which)
         values[which] = {
             "hr": rng.choice((rng.randint(185, 210), rng.randint(28, 38))),
@@ -1450,6 +1926,8 @@ class GeneratedMessage:
     scenario: str
     style: str
     answer_tokens: int
+    language: str = "en"
+    """en | es: the language of the text (an interpreter's relay is English)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1483,13 +1961,16 @@ def _join(sentences: list[str]) -> str:
     return " ".join(out)
 
 
-def _caller_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+def _relation(case: _Case, rng: random.Random) -> str:
+    """Who the patient is to the caller: nobody's 20-year-old mother, nor 80-year-old son."""
     if 0 < case.age < 16:
-        relations = case.person.child_relations
-    else:  # nobody's 20-year-old mother, nor 80-year-old son
-        unlikely = ("my father", "my mother") if case.age < 35 else ("my son", "my daughter") if case.age > 60 else ()
-        relations = tuple(relation for relation in case.person.relations if relation not in unlikely)
-    relation = rng.choice(relations)
+        return rng.choice(case.person.child_relations)
+    unlikely = ("my father", "my mother") if case.age < 35 else ("my son", "my daughter") if case.age > 60 else ()
+    return rng.choice(tuple(relation for relation in case.person.relations if relation not in unlikely))
+
+
+def _caller_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+    relation = _relation(case, rng)
     opener = rng.choice(("Caller states", "Caller reports", "Caller says", "911 call:", ""))
     age_phrase = rng.choice((f", {case.age} years old", f" ({case.age})", "")) if case.age else ", a newborn"
     complaint = case.fill(rng.choice(case.scenario.complaints))
@@ -1498,6 +1979,95 @@ def _caller_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
     if case.vitals is not None and shown:
         sentences.append(f"caller's monitor shows {_dispatch_vitals(case.vitals, case.abnormal, case.age, rng)}")
     return _join(sentences), shown
+
+
+def as_spoken(text: str, aint: bool = False) -> str:
+    """Words as speech-to-text writes them: lower case, no punctuation or apostrophes, numbers as said; with `aint`,
+    "he's not" and "isn't" as "he aint"."""
+    text = re.sub(r"\b(\d+)/10\b", r"\1 out of 10", text.lower())
+    text = re.sub(r"(\d)/(\d)", r"\1 over \2", text)
+    text = re.sub(r"(\d)\.(\d)", r"\1 point \2", text).replace("%", " percent")
+    for pattern, contraction in CONTRACTIONS:
+        text = re.sub(pattern, contraction, text)
+    text = text.replace("'", "").replace("\u2019", "")
+    if aint:
+        text = re.sub(r"\b(he|she)s not\b|\bisnt\b", lambda match: f"{match.group(1) or ''} aint".strip(), text)
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text).split())
+
+
+def _disfluent(words: list[str], rng: random.Random) -> list[str]:
+    """Restarts ("hes not hes not breathing", "my my dad"), misheard words and fillers."""
+    if rng.random() < 0.45:
+        words = [
+            rng.choice(ASR_MISSPELLINGS[word]) if word in ASR_MISSPELLINGS and rng.random() < 0.5 else word
+            for word in words
+        ]
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        start = rng.randrange(len(words))
+        stop = min(len(words), start + rng.randint(1, 3))
+        words = words[:stop] + words[start:]
+    for _ in range(rng.randint(1, 3)):
+        words.insert(rng.randrange(len(words) + 1), rng.choice(FILLERS))
+    return words
+
+
+def _transcript_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+    """A call as a speech-to-text engine transcribes it: one run of words, no punctuation, disfluent."""
+    relation = _relation(case, rng).replace("the patient", "this " + case.person.person)
+    if rng.random() < 0.5:
+        relation = relation.replace("my father", "my dad").replace("my mother", "my mom")
+    he = case.person.he
+    age = rng.choice((f"{he} is {case.age}", f"{he} is like {case.age}", "", "")) if case.age else f"{he} is a newborn"
+    parts = [rng.choice(TRANSCRIPT_OPENERS), relation, case.fill(rng.choice(case.scenario.complaints)), age]
+    parts += case.extras
+    shown = case.vitals is not None and bool(case.abnormal) and rng.random() < 0.5
+    if case.vitals is not None and shown:
+        parts.append("the monitor says " + _dispatch_vitals(case.vitals, case.abnormal, case.age, rng))
+    words = as_spoken(" ".join(part for part in parts if part), aint=rng.random() < 0.25).split()
+    return " ".join(_disfluent(words, rng)), shown
+
+
+def _stranger(case: _Case, rng: random.Random) -> str:
+    """A passer-by's name for someone they do not know (or barely: a neighbour)."""
+    if case.age < 16:
+        return rng.choice(STRANGER_CHILDREN[case.person.sex])
+    return rng.choice(STRANGERS[case.person.sex][case.age >= 60])
+
+
+def _bystander_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+    """A stranger or a neighbour describing from outside how the patient looks and moves, or does not."""
+    who, place = _stranger(case, rng), rng.choice(PLACES)
+    opener = rng.choice((f"there's {who} {place}", f"I'm driving by and there's {who} {place}", f"I see {who} {place}"))
+    sights = BYSTANDER_SIGHTS[case.scenario.name]
+    sentences = [opener, *(case.fill(sight) for sight in rng.sample(sights, min(len(sights), rng.randint(1, 2))))]
+    if rng.random() < 0.4:
+        looks = case.age if case.age < 16 else max(20, round(case.age, -1))
+        sentences.append(f"{case.person.he} looks about {looks}")
+    sentences.append(case.fill(rng.choice(BYSTANDER_CLOSINGS)))
+    return _join(sentences), False
+
+
+def _interpreter_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+    """A Spanish call relayed in English by a language-line interpreter."""
+    who = _relation(case, rng)
+    if who.startswith("my "):
+        sexed = case.scenario.female_only or case.scenario.male_only  # the caller's pronoun would read as the patient's
+        who = f"{'their' if sexed else rng.choice(('her', 'his', 'their'))} {who.removeprefix('my ')}"
+    age_phrase = rng.choice((f", {case.age},", f" ({case.age})", "")) if case.age else ", a newborn,"
+    complaint = case.fill(rng.choice(case.scenario.complaints))
+    sentences = [f"{rng.choice(INTERPRETER_LEADS)} {who}{age_phrase} {complaint}", *case.extras]
+    sentences.append(rng.choice(INTERPRETER_NOTES))
+    return _join(sentences), False
+
+
+def _spanish_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
+    """A Spanish-speaking caller (generator_es)."""
+    shown = case.vitals is not None and (bool(case.abnormal) or rng.random() < 0.2)
+    vitals = (case.vitals, case.abnormal) if case.vitals is not None and shown else None
+    scenario = case.scenario
+    witnessed = scenario.name in BYSTANDER_SIGHTS
+    text = spanish_call(scenario.name, scenario.esi_level, case.person.sex == "F", case.age, vitals, rng, witnessed)
+    return text, shown
 
 
 def _crew_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
@@ -1651,7 +2221,16 @@ def _note_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
 
 
 _ARRESTS = frozenset(("cardiac-arrest", "cpr-in-progress"))
-_RENDER = {"caller": _caller_text, "crew": _crew_text, "nurse": _nurse_text, "triage-note": _note_text}
+_RENDER = {
+    "caller": _caller_text,
+    "transcript": _transcript_text,
+    "bystander": _bystander_text,
+    "spanish": _spanish_text,
+    "interpreter": _interpreter_text,
+    "crew": _crew_text,
+    "nurse": _nurse_text,
+    "triage-note": _note_text,
+}
 _BY_LEVEL = {level: tuple(s for s in SCENARIOS if s.esi_level == level) for level in ESI_LEVELS}
 
 
@@ -1663,6 +2242,8 @@ def generate_message(rng: random.Random, scenario: Scenario | None = None) -> Ge
     person = PEOPLE[1] if scenario.female_only else PEOPLE[0] if scenario.male_only else rng.choice(PEOPLE)
     age = rng.randint(*scenario.ages)
     style = rng.choices(STYLES, weights=STYLE_WEIGHTS)[0]
+    if style == "bystander" and scenario.name not in BYSTANDER_SIGHTS:
+        style = "caller"
     note = style == "triage-note"
     extras = [detail for detail in scenario.details if rng.random() < 0.4]
     distractors = _distractors(scenario, note)
@@ -1676,12 +2257,12 @@ def generate_message(rng: random.Random, scenario: Scenario | None = None) -> Ge
     case = _Case(scenario, person, age, rng.randint(2, 5), [], values, abnormal)
     case.extras.extend(case.fill(extra) for extra in extras)
     text, vitals_shown = _RENDER[style](case, rng)
-    if rng.random() < 0.15:
-        text = _typos(text, rng)
-    if rng.random() < 0.2:
-        text = text.lower()
+    if style != "transcript":  # a transcript has its own misspellings and no case
+        text = _typos(text, rng) if rng.random() < 0.15 else text
+        text = text.lower() if rng.random() < 0.2 else text
     answer = rng.randint(*scenario.answer_tokens) + (20 if vitals_shown else 0) + 8 * len(extras)
-    return GeneratedMessage(text, scenario.esi_level, scenario.decision_point, scenario.name, style, answer)
+    language = "es" if style == "spanish" else "en"
+    return GeneratedMessage(text, scenario.esi_level, scenario.decision_point, scenario.name, style, answer, language)
 
 
 def generate(count: int, seed: int = 0) -> Iterator[GeneratedMessage]:
@@ -1693,11 +2274,12 @@ def generate(count: int, seed: int = 0) -> Iterator[GeneratedMessage]:
 
 
 def write_csv(path: Path, count: int, seed: int = 0) -> int:
-    """Write a generated training set as CSV (text, esi_level, decision_point, scenario, style, answer_tokens)."""
+    """Write a generated training set as CSV (text, esi_level, decision_point, scenario, style, answer_tokens,
+    language)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["text", "esi_level", "decision_point", "scenario", "style", "answer_tokens"])
+        writer.writerow(["text", "esi_level", "decision_point", "scenario", "style", "answer_tokens", "language"])
         written = 0
         for message in generate(count, seed):
             writer.writerow(
@@ -1708,6 +2290,7 @@ def write_csv(path: Path, count: int, seed: int = 0) -> int:
                     message.scenario,
                     message.style,
                     message.answer_tokens,
+                    message.language,
                 ]
             )
             written += 1

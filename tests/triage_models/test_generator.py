@@ -27,6 +27,8 @@ HIGH_RISK_WORDS = re.compile(
     r"blood thinner|warfarin|pregnan|chemo|transplant|(7|8|9|10)/10|(7|8|9|10) out of 10|crushing|stroke",
     re.IGNORECASE,
 )
+SAID_NOT_PRESENT = re.compile(r"years ago|last year|a long time ago|what to do if|in case of", re.IGNORECASE)
+"""How a minor call says a scary word that is no sign of this patient now: history, someone else's, a question."""
 PLAN = re.compile(r"\b(anticipate|will need|likely needs) ([^.;]*)", re.IGNORECASE)
 
 
@@ -40,7 +42,7 @@ def _scenario_text(scenario: Scenario) -> str:
 
 
 def test_version_is_bumped() -> None:
-    assert GENERATOR_VERSION == "gen-2026.11.2"
+    assert GENERATOR_VERSION == "gen-2026.11.3"
 
 
 def test_6000_messages_are_the_same_for_the_same_seed(messages: list[GeneratedMessage]) -> None:
@@ -59,7 +61,9 @@ def test_every_level_style_and_decision_point_is_well_represented(messages: list
     assert set(levels) == {1, 2, 3, 4, 5}
     assert all(levels[level] >= 0.08 * len(messages) for level in (1, 2, 3))
     assert levels[4] >= 0.17 * len(messages) and levels[5] >= 0.14 * len(messages)
-    assert {message.style for message in messages} == set(STYLES) == {"caller", "crew", "nurse", "triage-note"}
+    assert {message.style for message in messages} == set(STYLES) == {
+        "caller", "transcript", "bystander", "spanish", "interpreter", "crew", "nurse", "triage-note"
+    }  # fmt: skip
     assert {message.decision_point for message in messages} == {"A", "B", "C", "D"}
     assert {message.scenario for message in messages} == set(BY_NAME)
 
@@ -113,7 +117,8 @@ def test_resource_levels_follow_the_esi_handbook() -> None:
         assert not set(scenario.non_resources) & set(RESOURCE_KINDS), scenario.name
         # stable, no high-risk signs: those would make it ESI 2 whatever the resources
         assert scenario.vitals in ("normal", "none"), scenario.name
-        assert not HIGH_RISK_WORDS.search(_scenario_text(scenario)), scenario.name
+        for said in (*scenario.complaints, *scenario.details, *scenario.note, *scenario.quotes):
+            assert not HIGH_RISK_WORDS.search(said) or SAID_NOT_PRESENT.search(said), (scenario.name, said)
     for scenario in SCENARIOS:
         if scenario.decision_point != "C":
             assert not scenario.resources, scenario.name

@@ -20,7 +20,9 @@ def test_generator_is_seeded_and_covers_every_level_point_and_style() -> None:
     assert first != list(generate(600, seed=4))
     assert {message.esi_level for message in first} == {1, 2, 3, 4, 5}
     assert {message.decision_point for message in first} == {"A", "B", "C", "D"}
-    assert {message.style for message in first} == {"caller", "crew", "nurse", "triage-note"}
+    assert {message.style for message in first} == {
+        "caller", "transcript", "bystander", "spanish", "interpreter", "crew", "nurse", "triage-note"
+    }  # fmt: skip
     assert {message.scenario for message in first[: len(SCENARIOS)]} == {scenario.name for scenario in SCENARIOS}
     assert all(message.answer_tokens > 0 for message in first)
 
@@ -31,7 +33,9 @@ def test_generated_csv_round_trips(tmp_path: Path) -> None:
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 50
-    assert set(rows[0]) == {"text", "esi_level", "decision_point", "scenario", "style", "answer_tokens"}
+    assert set(rows[0]) == {"text", "esi_level", "decision_point", "scenario", "style", "answer_tokens", "language"}
+    assert [row["language"] for row in rows] == [message.language for message in generate(50, seed=1)]
+    assert {row["language"] for row in rows} == {"en", "es"}
 
 
 def test_ktas_message_uses_only_what_a_caller_could_know() -> None:
