@@ -12,6 +12,7 @@ from triage_models.generator import (
     ASR_MISSPELLINGS,
     BYSTANDER_SIGHTS,
     CALL_STYLES,
+    DISTRACTORS,
     SCENARIOS,
     STYLES,
     GeneratedMessage,
@@ -19,7 +20,7 @@ from triage_models.generator import (
     generate,
     level_for_resources,
 )
-from triage_models.generator_es import SPANISH, Persona, as_transcribed, spanish_call
+from triage_models.generator_es import NEGATED, SPANISH, Persona, as_transcribed, spanish_call
 
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 SPANISH_FUNCTION_WORDS = {"el", "la", "de", "que", "y", "no", "mi", "se", "le", "en", "un", "una", "tiene", "está"}
@@ -47,6 +48,13 @@ def test_every_scenario_has_spanish_phrasings_that_render_in_both_genders() -> N
                 assert "{" not in rendered and "}" not in rendered, (name, template)
         if BY_NAME[name].details:
             assert phrasing.details, name  # Spanish details where the English scenario has details
+
+
+def test_every_distractor_has_a_spanish_wording() -> None:
+    assert set(NEGATED) == {text for text, _ in DISTRACTORS}
+    rng = random.Random(4)
+    text = spanish_call("ankle-injury", 4, True, 30, None, rng, negated=("alert and talking", "no fever"))
+    assert re.search(r"est[aá] despierta y hablando", text) and "no tiene calentura" in text
 
 
 def test_spanish_gender_placeholders_agree_with_the_patient() -> None:
