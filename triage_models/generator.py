@@ -1965,8 +1965,8 @@ def _relation(case: _Case, rng: random.Random) -> str:
     """Who the patient is to the caller: nobody's 20-year-old mother, nor 80-year-old son."""
     if 0 < case.age < 16:
         return rng.choice(case.person.child_relations)
-    unlikely = ("my father", "my mother") if case.age < 35 else ("my son", "my daughter") if case.age > 60 else ()
-    unlikely += ("my husband", "my wife") if case.age < 18 else ()
+    unlikely: tuple[str, ...] = ("my father", "my mother") if case.age < 35 else ()
+    unlikely += ("my son", "my daughter") if case.age > 60 else ("my husband", "my wife") if case.age < 18 else ()
     return rng.choice(tuple(relation for relation in case.person.relations if relation not in unlikely))
 
 
