@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from triage_models.generator_es import spanish_call
+from triage_models.generator_es import NEGATED, spanish_call
 
 GENERATOR_VERSION = "gen-2026.11.3"
 
@@ -1965,7 +1965,8 @@ def _relation(case: _Case, rng: random.Random) -> str:
     """Who the patient is to the caller: nobody's 20-year-old mother, nor 80-year-old son."""
     if 0 < case.age < 16:
         return rng.choice(case.person.child_relations)
-    unlikely = ("my father", "my mother") if case.age < 35 else ("my son", "my daughter") if case.age > 60 else ()
+    unlikely: tuple[str, ...] = ("my father", "my mother") if case.age < 35 else ()
+    unlikely += ("my son", "my daughter") if case.age > 60 else ("my husband", "my wife") if case.age < 18 else ()
     return rng.choice(tuple(relation for relation in case.person.relations if relation not in unlikely))
 
 
@@ -2066,8 +2067,9 @@ def _spanish_text(case: _Case, rng: random.Random) -> tuple[str, bool]:
     vitals = (case.vitals, case.abnormal) if case.vitals is not None and shown else None
     scenario = case.scenario
     witnessed = scenario.name in BYSTANDER_SIGHTS
-    text = spanish_call(scenario.name, scenario.esi_level, case.person.sex == "F", case.age, vitals, rng, witnessed)
-    return text, shown
+    female = case.person.sex == "F"
+    negated = tuple(extra for extra in case.extras if extra in NEGATED and (female or extra != "not pregnant"))
+    return spanish_call(scenario.name, scenario.esi_level, female, case.age, vitals, rng, witnessed, negated), shown
 
 
 def _crew_text(case: _Case, rng: random.Random) -> tuple[str, bool]:

@@ -628,6 +628,23 @@ SPANISH: dict[str, SpanishPhrasing] = {
 """Spanish phrasings for every scenario of the generator, by scenario name."""
 
 
+NEGATED: dict[str, str] = {
+    "denies chest pain": "no le duele el pecho",
+    "no trouble breathing": "respira bien",
+    "not bleeding": "no está sangrando",
+    "no loss of consciousness": "no se desmayó",
+    "breathing normally": "respira normal",
+    "alert and talking": "está despiert{o} y hablando",
+    "no fever": "no tiene calentura",
+    "denies shortness of breath": "no le falta el aire",
+    "no allergies": "no es alérgic{o} a nada",
+    "not confused": "no está confundid{o}",
+    "no head injury": "no se pegó en la cabeza",
+    "not pregnant": "no está embarazada",
+}
+"""The generator's negated distractors (findings that say nothing about the level) as a Spanish caller says them."""
+
+
 @dataclass(frozen=True, slots=True)
 class Persona:
     """The patient as a Spanish-speaking caller names them, by gender."""
@@ -722,10 +739,11 @@ def _complaint(template: str, persona: Persona, quien: str, n: int, stranger: st
 
 def spanish_call(
     scenario: str, level: int, female: bool, age: int, vitals: tuple[Mapping[str, float], set[str]] | None,
-    rng: random.Random, witnessed: bool = False,
+    rng: random.Random, witnessed: bool = False, negated: tuple[str, ...] = (),
 ) -> str:  # fmt: skip
     """A Spanish caller's words: who, the complaint, the age, details, readings; half typed as heard. `witnessed`:
-    a passer-by could see it, and a quarter of those calls are from one ("hay una señora en la parada que ...")."""
+    a passer-by could see it, and a quarter of those calls are from one ("hay una señora en la parada que ...").
+    `negated`: distractors (keys of NEGATED) the caller adds."""
     phrasing, persona, n = SPANISH[scenario], Persona(female), rng.randint(2, 5)
     stranger = _stranger(female, age, rng) if witnessed and age >= 16 and rng.random() < 0.25 else None
     quien = stranger or _quien(persona, age, rng)
@@ -735,6 +753,7 @@ def spanish_call(
     elif age > 0 and rng.random() < 0.6:
         sentences.append(f"tiene {age} años")
     sentences += [detail for detail in phrasing.details if rng.random() < (0.15 if stranger else 0.4)]
+    sentences += [NEGATED[distractor] for distractor in negated]
     if vitals is not None and stranger is None:
         sentences.append(_vitals_es(*vitals, rng))
     if rng.random() < 0.5:

@@ -12,6 +12,7 @@ from triage_models.generator import (
     ASR_MISSPELLINGS,
     BYSTANDER_SIGHTS,
     CALL_STYLES,
+    DISTRACTORS,
     SCENARIOS,
     STYLES,
     GeneratedMessage,
@@ -19,7 +20,7 @@ from triage_models.generator import (
     generate,
     level_for_resources,
 )
-from triage_models.generator_es import SPANISH, Persona, as_transcribed, spanish_call
+from triage_models.generator_es import NEGATED, SPANISH, Persona, as_transcribed, spanish_call
 
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 SPANISH_FUNCTION_WORDS = {"el", "la", "de", "que", "y", "no", "mi", "se", "le", "en", "un", "una", "tiene", "está"}
@@ -37,6 +38,13 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-záéíóúüñ]+", text.lower()))
 
 
+def _assert_language(messages: list[GeneratedMessage], some_of: set[str], none_of: set[str]) -> None:
+    """Each message has some of the words of its language and none of the other's."""
+    for message in messages:
+        words = _words(message.text)
+        assert words & some_of and not words & none_of, message.text
+
+
 def test_every_scenario_has_spanish_phrasings_that_render_in_both_genders() -> None:
     assert set(SPANISH) == set(BY_NAME)
     for name, phrasing in SPANISH.items():
@@ -47,6 +55,13 @@ def test_every_scenario_has_spanish_phrasings_that_render_in_both_genders() -> N
                 assert "{" not in rendered and "}" not in rendered, (name, template)
         if BY_NAME[name].details:
             assert phrasing.details, name  # Spanish details where the English scenario has details
+
+
+def test_every_distractor_has_a_spanish_wording() -> None:
+    assert set(NEGATED) == {text for text, _ in DISTRACTORS}
+    rng = random.Random(4)
+    text = spanish_call("ankle-injury", 4, True, 30, None, rng, negated=("alert and talking", "no fever"))
+    assert re.search(r"est[aá] despierta y hablando", text) and "no tiene calentura" in text
 
 
 def test_spanish_gender_placeholders_agree_with_the_patient() -> None:
@@ -114,10 +129,7 @@ def test_only_spanish_messages_are_in_spanish(messages: list[GeneratedMessage]) 
 def test_spanish_messages_are_spanish_and_half_are_typed_as_heard(messages: list[GeneratedMessage]) -> None:
     spanish = [message for message in messages if message.style == "spanish"]
     assert len(spanish) > 400
-    for message in spanish:
-        words = _words(message.text)
-        assert words & SPANISH_FUNCTION_WORDS, message.text
-        assert not words & ENGLISH_SCAFFOLD, message.text
+    _assert_language(spanish, SPANISH_FUNCTION_WORDS, ENGLISH_SCAFFOLD)
     typed = [message.text for message in spanish if re.fullmatch(r"[a-záéíóúüñ0-9 ]+", message.text)]
     assert 0.35 * len(spanish) <= len(typed) <= 0.65 * len(spanish)
     assert {message.esi_level for message in spanish} == {1, 2, 3, 4, 5}
@@ -127,10 +139,7 @@ def test_spanish_messages_are_spanish_and_half_are_typed_as_heard(messages: list
 def test_interpreter_messages_are_english_relays(messages: list[GeneratedMessage]) -> None:
     relayed = [message for message in messages if message.style == "interpreter"]
     assert len(relayed) > 150
-    for message in relayed:
-        words = _words(message.text)
-        assert words & ENGLISH_WORDS, message.text
-        assert not words & SPANISH_ONLY_WORDS, message.text
+    _assert_language(relayed, ENGLISH_WORDS, SPANISH_ONLY_WORDS)
     named = [message for message in relayed if re.search(r"\binterpreter\b", message.text, re.IGNORECASE)]
     assert len(named) >= 0.8 * len(relayed)  # the others have a typo in the word
     assert {message.esi_level for message in relayed} == {1, 2, 3, 4, 5}
