@@ -88,7 +88,16 @@ def read_call_set(path: Path) -> list[Call]:
             if not low <= level <= high:
                 raise CallSetError(f"{where}: the range {low}..{high} must hold the level {level}")
             calls.append(
-                Call(row["id"], row["kind"], row["language"], row["text"], level, low, high, row["expect_review"] == "yes")
+                Call(
+                    row["id"],
+                    row["kind"],
+                    row["language"],
+                    row["text"],
+                    level,
+                    low,
+                    high,
+                    row["expect_review"] == "yes",
+                )
             )
     return calls
 

@@ -58,9 +58,11 @@ _HYPOTHETICAL_BEFORE = re.compile(
 _RESOLVED_AFTER = re.compile(
     r"^(?:\S+ ){0,12}?(?:(?:coughed|spit|spat|threw) (?:it|that|the \w+) (?:up|out)|(?:it|that|the \w+|the"
     r" bleeding|he|she|they) (?:has |have |had )?(?:stopped|went away|gone away|passed|resolved|cleared up)"
-    r"|(?:is|he's|she's|they're|seems|looks|feels|i'm|im|hes|shes|now) (?:\w+ )?(?:fine|ok|okay|alright|all right|good|normal)"
+    r"|(?:is|he's|she's|they're|seems|looks|feels|i'm|im|hes|shes|now) (?:\w+ )?(?:fine|ok|okay|alright|all right"
+    r"|good|normal)"
     r" (?:now|again)|(?:breathing|talking|acting|crying|eating) (?:fine|normally|normal|okay|ok) (?:now|again)?"
-    r"|back to normal|came to|came around|woke (?:right )?(?:back )?up|ya (?:se le )?(?:paso|quito|esta bien|respira bien)"
+    r"|back to normal|came to|came around|woke (?:right )?(?:back )?up|ya (?:se le )?(?:paso|quito|esta bien"
+    r"|respira bien)"
     r"|se le paso|ya esta bien)\b",
     re.IGNORECASE,
 )

@@ -60,9 +60,7 @@ def _urgent(probabilities: NDArray[np.float64], threshold: float) -> int | None:
     return None
 
 
-def _resource_level(
-    probabilities: NDArray[np.float64], resources: tuple[Resource, ...], policy: DecisionPolicy
-) -> int:
+def _resource_level(probabilities: NDArray[np.float64], resources: tuple[Resource, ...], policy: DecisionPolicy) -> int:
     """Decision point C: the handbook's count of expected resources, or the most probable of ESI 3, 4 and 5."""
     if policy.resource_step == "count":
         return level_for_resources(resource_count(resources))
@@ -115,9 +113,7 @@ def _review(
     )
 
 
-def _unreadable(
-    evidence: Sequence[Evidence], resources: tuple[Resource, ...], reason: str
-) -> EsiDecision:
+def _unreadable(evidence: Sequence[Evidence], resources: tuple[Resource, ...], reason: str) -> EsiDecision:
     """A call in a language triage cannot read: ESI 1 if a rule still says so, else ESI 2, and a person reads it."""
     level = 1 if rules_floor(list(evidence)) == 1 else 2
     point = _floor_point(level, evidence) or (DecisionPoint.A if level == 1 else DecisionPoint.B)

@@ -33,33 +33,37 @@ Spanish ones: Portuguese shares many words with Spanish, yet the Spanish rules c
 # Common words of each language, as callers and transcription systems write them (accents folded: see `_fold`).
 # Words both languages share ("no", "a", "me", "son"...) are in neither list. Not a dictionary: a guard on lingua.
 _ENGLISH_WORDS = frozenset(
-    """the and he she his her him is are was were not my i it in on of with for has have had can cant can't
-    wont won't dont don't isnt isn't aint ain't hes he's shes she's im i'm its it's at to from this that there
-    theres there's they them their we our you your what when where why how who just like um uh so but or if then
-    now out up down off over about very really some any all been being be do does did get got go going went come
-    came back fell fall fallen hurt hurts pain help please breathing breathe breath bleeding blood chest head
-    arm leg hand foot back stomach wife husband son daughter mom mother dad father baby child kid guy man woman
-    lady old year years yo minutes hours hour ago day days today yesterday night morning home floor bed car
-    house work ambulance send need needs needed call called think thought looks look looking seems feel feels
-    felt sick face lips blue turning passed waking wake awake conscious responding answer talk talking says said
-    patient pt denies presents history states reports per ems biba vs bp hr rr pulse temp since after before
-    while also still again an by one been right left side weak dizzy vomiting throwing fever cough cut broke
-    broken swollen swelling ankle knee wrist finger toe neighbor neighbour friend brother sister grandma grandpa
-    grandmother grandfather street sidewalk store outside inside kitchen bathroom stairs ok okay yes yeah
-    hello hi sos hey sir maam""".split()
+    """
+    the and he she his her him is are was were not my i it in on of with for has have had can cant can't wont
+    won't dont don't isnt isn't aint ain't hes he's shes she's im i'm its it's at to from this that there
+    theres there's they them their we our you your what when where why how who just like um uh so but or if
+    then now out up down off over about very really some any all been being be do does did get got go going
+    went come came back fell fall fallen hurt hurts pain help please breathing breathe breath bleeding blood
+    chest head arm leg hand foot back stomach wife husband son daughter mom mother dad father baby child kid
+    guy man woman lady old year years yo minutes hours hour ago day days today yesterday night morning home
+    floor bed car house work ambulance send need needs needed call called think thought looks look looking
+    seems feel feels felt sick face lips blue turning passed waking wake awake conscious responding answer
+    talk talking says said patient pt denies presents history states reports per ems biba vs bp hr rr pulse
+    temp since after before while also still again an by one been right left side weak dizzy vomiting throwing
+    fever cough cut broke broken swollen swelling ankle knee wrist finger toe neighbor neighbour friend
+    brother sister grandma grandpa grandmother grandfather street sidewalk store outside inside kitchen
+    bathroom stairs ok okay yes yeah hello hi sos hey sir maam
+    """.split()  # noqa: SIM905
 )
 _SPANISH_WORDS = frozenset(
-    """el la los las un una unos unas y o de del en con por para que mi mis su sus se le lo les es esta estan esto
-    este eso ese esa muy mas pero porque cuando donde como quien ya tiene tengo tenia hay fue era estaba esta
-    estoy puede pueden ayuda ayudenme ayudeme favor respira respirar respirando despierta responde
-    dolor pecho cabeza sangre sangrando cayo esposo esposa hijo hija mama papa nino nina bebe senor
-    senora abuela abuelo hermano hermana vecino vecina amigo hombre mujer anos ano minutos horas hace ahora
-    ayer hoy noche manana casa piso suelo cama carro calle tienda trabajo ambulancia manden necesito necesita
-    creo parece siente sentia mal malo enfermo cara labios morado azul desmayo desmayado inconsciente despertar
-    hablar habla dice dijo paciente tambien todavia otra otro vez poco mucho nada algo todo todos bien brazo
-    pierna mano pie espalda estomago barriga garganta vomitando vomito fiebre tos corte roto hinchado tobillo
-    rodilla muneca dedo ahogando ahoga convulsion convulsionando pastillas aqui alli alla ella ellos nosotros
-    usted ustedes yo tu""".split()
+    """
+    el la los las un una unos unas y o de del en con por para que mi mis su sus se le lo les es esta estan
+    esto este eso ese esa muy mas pero porque cuando donde como quien ya tiene tengo tenia hay fue era estaba
+    esta estoy puede pueden ayuda ayudenme ayudeme favor respira respirar respirando despierta responde dolor
+    pecho cabeza sangre sangrando cayo esposo esposa hijo hija mama papa nino nina bebe senor senora abuela
+    abuelo hermano hermana vecino vecina amigo hombre mujer anos ano minutos horas hace ahora ayer hoy noche
+    manana casa piso suelo cama carro calle tienda trabajo ambulancia manden necesito necesita creo parece
+    siente sentia mal malo enfermo cara labios morado azul desmayo desmayado inconsciente despertar hablar
+    habla dice dijo paciente tambien todavia otra otro vez poco mucho nada algo todo todos bien brazo pierna
+    mano pie espalda estomago barriga garganta vomitando vomito fiebre tos corte roto hinchado tobillo rodilla
+    muneca dedo ahogando ahoga convulsion convulsionando pastillas aqui alli alla ella ellos nosotros usted
+    ustedes yo tu
+    """.split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -104,10 +108,10 @@ def _detector() -> Any:
     """lingua's detector over the languages most often heard at US and European dispatch centres (built once)."""
     from lingua import Language, LanguageDetectorBuilder
 
-    names = (
-        "ENGLISH SPANISH CHINESE VIETNAMESE ARABIC TAGALOG KOREAN RUSSIAN FRENCH PORTUGUESE SOMALI POLISH HINDI "
-        "JAPANESE PERSIAN ITALIAN GERMAN UKRAINIAN URDU BENGALI YORUBA SWAHILI TURKISH ROMANIAN DUTCH INDONESIAN "
-        "THAI GREEK HEBREW PUNJABI GUJARATI TAMIL ALBANIAN"
+    names = (  # noqa: SIM905
+        "ENGLISH SPANISH CHINESE VIETNAMESE ARABIC TAGALOG KOREAN RUSSIAN FRENCH PORTUGUESE SOMALI "
+        "POLISH HINDI JAPANESE PERSIAN ITALIAN GERMAN UKRAINIAN URDU BENGALI YORUBA SWAHILI TURKISH "
+        "ROMANIAN DUTCH INDONESIAN THAI GREEK HEBREW PUNJABI GUJARATI TAMIL ALBANIAN"
     ).split()
     return LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in names)).build()
 

@@ -63,10 +63,14 @@ class TriageModel:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         backend = load_backend(str(meta.get("backend", "linear")), directory)
         length = LengthPredictor.load(directory)
-        policy = DecisionPolicy(
-            **{key: value if isinstance(value, str) else float(value) for key, value in meta.get("policy", {}).items()}
-        )
+        saved: dict[str, Any] = dict(meta.get("policy", {}))
+        policy = DecisionPolicy(**{key: _policy_value(value) for key, value in saved.items()})
         return cls(backend=backend, length=length, policy=policy, meta=meta)
+
+
+def _policy_value(value: Any) -> Any:
+    """A saved policy field: a choice stays a string, a threshold is a float."""
+    return value if isinstance(value, str) else float(value)
 
 
 GENERATED_SOURCE = "generated"

@@ -15,7 +15,7 @@ from typing import Any
 
 from triage_models.context import Context, context_of
 from triage_models.result import DecisionPoint, Evidence
-from triage_models.text import is_negated
+from triage_models.text import is_negated, is_negated_after
 from triage_models.transcript import readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
@@ -175,8 +175,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"(?:blue|purple|gray|grey)\b",
         ),
         context=(
-            r"\b(?:unresponsive|unconscious|passed out|out cold|knocked out|collapsed|limp|not (?:awake|waking|moving|"
-            r"responding|answering)|(?:won't|wont|isn't|can't|cannot|doesn't) (?:wake|respond|answer|open)|eyes"
+            r"\b(?:unresponsive|unconscious|passed out|out cold|knocked out|collapsed|limp|(?:not|isn't"
+            r"|is not) (?:awake|"
+            r"waking|moving|responding|answering)|(?:won't|wont|isn't|can't|cannot|doesn't) (?:wake|respond|answer"
+            r"|open)|eyes"
             r" (?:rolled|are rolled|rolling)|found (?:him|her|them) (?:down|on the floor|on the ground))",
             r"\b(?:no responde|no despierta|inconsciente|desmayad[oa])\b",
             r"\b(?:floppy|limp|lifeless)\b",
@@ -246,7 +248,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bunconscious\b",
             r"\b(?:won't|will not|can't|cannot|doesn't|does not) (?:wake up|be woken|be roused|respond)\b",
             r"\b(?:not|isn't|wasn't) (?:responding|responsive|conscious|waking(?: up)?|rousable|arousable)\b",
-            r"\bcan't (?:wake|rouse) (?:him|her|them)(?: up)?\b",
+            r"\bcan't (?:really |even |quite )?(?:wake|rouse) (?:him|her|them)(?: up)?\b",
             r"\bno response to (?:voice|pain|stimuli)\b",
             r"\bunarousable\b",
             r"\b(?:responds?|responding|reacts?) only to pain\b",
@@ -287,14 +289,26 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "Severe or uncontrolled bleeding",
         (
             r"\b(?:severe|heavy|massive|uncontrolled|uncontrollable|profuse) bleeding\b",
-            r"\bbleeding (?:heavily|profusely|badly|a lot|everywhere|out)\b",
-            r"\bbleeding (?:really|very|so) (?:bad|badly|heavily|much)\b",
-            r"\bwon't stop bleeding\b",
-            r"\bspurting\b",
-            r"\bblood everywhere\b",
+            r"\bbleeding (?:heavily|profusely|out)\b",
+            r"\bbleeding (?:really|very|so) (?:heavily|much)\b",
+            r"\b(?:won't|will not|doesn't|does not|can't get it to) stop bleeding\b|\bbleeding (?:won't|will not|doesn't)"
+            r" stop\b",
+            r"\bspurting\b|\bgushing\b|\bpumping (?:out )?blood\b",
+            r"\b(?:soaking|soaked|bled) (?:right )?through\b",
             r"\bpool of blood\b",
             r"\bamputat(?:ed|ion)\b",
             r"\bhemorrhag(?:e|ing)\b",
+        ),
+        if_resolved=None,
+    ),
+    PhraseRule(
+        "B-BLEEDING",
+        2,
+        B,
+        "Bleeding a lot, not said to be uncontrolled",
+        (
+            r"\bbleeding (?:badly|a lot|everywhere|really bad|so bad|very bad)\b",
+            r"\b(?:a lot of|lots of|so much) (?:blood|bleeding)\b|\bblood everywhere\b",
         ),
         if_resolved=None,
     ),
@@ -395,7 +409,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:lt|rt|left|right)\.? ?(?:side|sided) weakness\b",
             r"\b(?:left|right|one) side of (?:my|his|her|the) (?:face|body|mouth)\b[^.]{0,40}\b(?:numb|droop|drooping"
             r"|weak|dead|tingl|heavy|gone|went)",
-            r"\b(?:words|speech|talking) (?:are |is )?(?:coming out |come out )?(?:wrong|weird|funny|jumbled|garbled|slurry"
+            r"\b(?:words|speech|talking) (?:are |is )?(?:coming out |come out )?(?:wrong|weird|funny|jumbled|garbled"
+            r"|slurry"
             r"|all mixed up)\b|\bcan't (?:get|find) (?:my|his|her|the) words\b",
         ),
     ),
@@ -444,7 +459,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:pain|discomfort|pressure|tightness),? (?:in |on )?(?:the |his |her |my )?chest\b(?! wall)",
             r"\b(?:heart attack|crushing pain)\b",
             r"\b(?:elephant|weight|pressure) on (?:his|her|my|their|the) chest\b",
-            r"\bchest (?:has )?(?:felt|feels|feeling|is) (?:heavy|tight|like (?:a weight|an elephant|pressure|someone))",
+            r"\bchest (?:has )?(?:felt|feels|feeling|is) (?:heavy|tight|like (?:a weight|an elephant|pressure"
+            r"|someone))",
             r"\b(?:heavy|tight|squeezing|crushing) (?:feeling|sensation)? ?in (?:my|his|her|the) chest\b",
         ),
         context=(
@@ -519,7 +535,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "Suicidal ideation or intent, self-harm, or command hallucinations",
         (
             r"\bsuicid(?:al|e)\b",
-            r"\b(?:kill|hurt|harm|shoot|hang|killing|hurting|harming|shooting|hanging) (?:him|her|my|them|your)sel(?:f|ves)"
+            r"\b(?:kill|hurt|harm|shoot|hang|killing|hurting|harming|shooting|hanging) (?:him|her|my|them"
+            r"|your)sel(?:f|ves)"
             r"\b",
             r"\b(?:going|gonna|wants?|threatening|threatened) to (?:drive|crash|jump|walk)\b[^.]{0,30}\b(?:into|off|in"
             r" front of) (?:the |a )?(?:river|lake|bridge|train|traffic|wall|tree|ocean|building)\b",
@@ -544,7 +561,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         B,
         "Homicidal ideation, threat of violence, or weapon on scene",
         (
-            r"\b(?:has|with|holding|pointing) a (?:gun|knife|weapon)\b",
+            r"\b(?:has|with|holding|pointing|swinging|waving|brandishing|pulled|pulling) (?:a|his|her) (?:gun|knife"
+            r"|machete|weapon|bat|pistol|rifle)\b",
+            r"\b(?:smashing|breaking|throwing) (?:the |all the )?(?:windows|furniture|dishes|things at)\b",
             r"\bthreatening to (?:kill|hurt|shoot|stab)\b",
             r"\bhomicidal\b",
             r"(?:\+ ?|\b(?:positive for|endorses|endorsing|reports|c/o|admits to|expresses?) )hi\b",
@@ -743,7 +762,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:struggling|fighting|gasping) (?:to|for) (?:breathe|breath|air)\b",
             r"\b(?:severe|bad|really bad) (?:asthma attack|shortness of breath|difficulty breathing)\b",
             r"\brespiratory distress\b",
-            r"\b(?:working|breathing|trying) (?:really |very |so )?hard to breathe?\b|\bbreathing (?:really |very |so )?"
+            r"\b(?:working|breathing|trying) (?:really |very |so )?hard to breathe?\b|\bbreathing (?:really |very "
+            r"|so )?"
             r"(?:hard|fast|heavy)\b",
             r"\b(?:can't|cannot) (?:get|catch) (?:a |any |enough )?(?:air|breath)\b|\bshort of breath\b[^.]{0,20}"
             r"\b(?:getting worse|worse|won't (?:stop|go away))\b",
@@ -777,7 +797,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "Shock: cold, clammy, grey or mottled skin, or fainting on standing with bleeding",
         (
             r"\bcold (?:and |n )?(?:clammy|sweaty)\b|\bclammy (?:and |n )?(?:cold|grey|gray|ashen|pale|white)\b",
-            r"\b(?:grey|gray|ashen) (?:and |n )?(?:sweaty|clammy|cold)\b|\b(?:skin|face|he|she) (?:is |looks |went |turned"
+            r"\b(?:grey|gray|ashen) (?:and |n )?(?:sweaty|clammy|cold)\b|\b(?:skin|face|he|she) (?:is |looks |went "
+            r"|turned"
             r" )?(?:grey|gray|ashen|mottled)\b|\bmottled\b",
             r"\b(?:blood|bleeding|bled)\b[^.]{0,60}\b(?:faint(?:s|ed|ing)?|pass(?:es|ed)? out|black(?:s|ed)? out)"
             r"\b[^.]{0,25}\b(?:stand|stands|stood|standing|gets? up|getting up|sits? up)\b",
@@ -932,7 +953,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:decreased|reduced|no|absent) fetal movements?\b|\bdecreased fm\b",
             r"\b(?:need|needs|have|has|feel like (?:i|she) (?:need|needs|have|has)|urge) to push\b|\b(?:i|she)'s"
             r" pushing\b|\bcontractions (?:are )?(?:\d|one|two|three) minutes? apart\b|\b(?:head|baby) is out\b",
-            r"\b(?:baby|babies) (?:hasn't|has not|haven't|isn't|stopped) (?:moved|moving|kicking|kicked)\b|\b(?:haven't|hasn't"
+            r"\b(?:baby|babies) (?:hasn't|has not|haven't|isn't|stopped) (?:moved|moving|kicking|kicked)\b"
+            r"|\b(?:haven't|hasn't"
             r"|have not|not) felt (?:the|my|her) baby (?:move|kick)",
         ),
     ),
@@ -1112,6 +1134,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bsugar (?:is |was )?(?:very |really |extremely )?low\b",
             r"\bhypoglyc",
             r"\bdka\b|\bketoacidosis\b",
+            r"\b(?:sugar|glucose)\b[^.]{0,30}\b(?:high|over [4-9]\d\d|[4-9]\d\d|(?:four|five|six|seven) (?:hundred|fifty|"
+            r"sixty|seventy|eighty|ninety))\b[^.]{0,80}\b(?P<also>throwing up|vomiting|breathing (?:deep|fast|weird|hard|"
+            r"funny)|deep breaths|confused|drowsy)",
         ),
     ),
     PhraseRule(
@@ -1309,7 +1334,7 @@ def _first_current(
     resolved: re.Match[str] | None = None
     for pattern in patterns:
         for match in pattern.finditer(text):
-            if is_negated(masked, match.start(), window_words):
+            if is_negated(masked, match.start(), window_words) or is_negated_after(masked, match.end()):
                 continue
             second = match.start("also") if "also" in pattern.groupindex else -1
             if second > match.start() and is_negated(masked, second, window_words):
@@ -1327,7 +1352,8 @@ def _phrase_evidence(rule: PhraseRule, found: re.Match[str], resolved: bool, mes
     `if_resolved` floor instead of its own."""
     start, end = reading.span(found.start(), found.end())
     level, floor, description = rule.esi_level, True, rule.description
-    if resolved and rule.if_resolved != KEPT:
+    resolved = resolved and rule.if_resolved != KEPT  # a TIA or a syncope over is still the red flag it was
+    if resolved:
         description = f"{rule.description} (over now, the caller says)"
         if rule.if_resolved is None:
             floor = False

@@ -64,15 +64,17 @@ JOINED = {
 }
 """Two-word mishearings of one red-flag word (speech-to-text splits or swaps them)."""
 RED_FLAG_WORDS = frozenset(
-    """breathing breathe breath breaths unconscious unresponsive responsive responding conscious choking choked
-    bleeding blood seizure seizures seizing convulsing convulsion overdose overdosed chest pulse stroke suicide
-    suicidal pregnant drowning drowned hanging gasping collapsed anaphylaxis anaphylactic allergic swelling swollen
-    throat tongue vomiting diabetic poisoning poisoned swallowed stabbed gunshot heart attack pressure weakness
-    drooping slurred numbness confused dizzy fainted labor contractions crowning burned unconsciousness emergency
-    ambulance paralyzed wheezing asthma inhaler epipen naloxone narcan fentanyl heroin opioid hemorrhage
-    respira respirar respirando inconsciente responde convulsion convulsionando sangrando sangre ahogando ahogado
-    pecho embarazada sobredosis desmayo desmayado desmayada garganta infarto derrame vomitando despierta
-    pastillas suicidarse matarse pistola cuchillo apunalaron dispararon""".split()
+    """
+    breathing breathe breath breaths unconscious unresponsive responsive responding conscious choking choked
+    bleeding blood seizure seizures seizing convulsing convulsion overdose overdosed chest pulse stroke
+    suicide suicidal pregnant drowning drowned hanging gasping collapsed anaphylaxis anaphylactic allergic
+    swelling swollen throat tongue vomiting diabetic poisoning poisoned swallowed stabbed gunshot heart attack
+    pressure weakness drooping slurred numbness confused dizzy fainted labor contractions crowning burned
+    unconsciousness emergency ambulance paralyzed wheezing asthma inhaler epipen naloxone narcan fentanyl
+    heroin opioid hemorrhage respira respirar respirando inconsciente responde convulsion convulsionando
+    sangrando sangre ahogando ahogado pecho embarazada sobredosis desmayo desmayado desmayada garganta infarto
+    derrame vomitando despierta pastillas suicidarse matarse pistola cuchillo apunalaron dispararon
+    """.split()  # noqa: SIM905
 )
 """Words whose misspellings matter: a mishearing of one of these is put right before the rules read the call."""
 REAL_WORD_COUNT = 20
@@ -176,10 +178,12 @@ def _drop_repeats(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, in
     while position < len(words):
         for size in (3, 2, 1):
             first, second = words[position : position + size], words[position + size : position + 2 * size]
-            if len(second) == size and [tokens[i][0].lower() for i in first] == [tokens[i][0].lower() for i in second]:
-                if all(tokens[i][0].isspace() for i in range(first[-1] + 1, second[0])):
-                    drop.update(range(first[0], second[0]))
-                    break
+            same = len(second) == size and [tokens[i][0].lower() for i in first] == [
+                tokens[i][0].lower() for i in second
+            ]
+            if same and all(tokens[i][0].isspace() for i in range(first[-1] + 1, second[0])):
+                drop.update(range(first[0], second[0]))
+                break
         position += 1
     return [token for index, token in enumerate(tokens) if index not in drop]
 

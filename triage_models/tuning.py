@@ -25,9 +25,9 @@ URGENT_THRESHOLDS = tuple(float(value) for value in np.round(np.arange(0.04, 0.5
 REVIEW_RATIOS = (0.8, 0.65, 0.5)
 """Never 1.0 (which would flag nothing): the flag exists to put near-ties in front of a person."""
 DANGER_ZONE_THRESHOLDS = (0.05, 0.15, 0.3, 1.01)
-UNSUPPORTED_URGENT_THRESHOLDS = (0.3, 0.5, 0.7, 0.9)
-"""P(ESI 1-2) the model alone needs when nothing in the call supports urgency: never below any urgent threshold's
-range top, so that 'unfamiliar' does not mean 'ESI 2'."""
+UNSUPPORTED_URGENT_THRESHOLDS = (0.5, 0.65, 0.8)
+"""P(ESI 1-2) the model alone needs when nothing in the call supports urgency: at least even odds, so that
+'unfamiliar' does not mean 'ESI 2' (KTAS records, where the tuner would go lower, are ED notes, not calls)."""
 
 
 @dataclass(frozen=True, slots=True)

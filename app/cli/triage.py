@@ -5,18 +5,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-from dataclasses import asdict
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from scheduler.policy import ESI_LEVELS
+from triage_models.callsets import CallSetError, call_set_report, read_call_set
+from triage_models.callsets import outcome as call_outcome
 from triage_models.embedding import EmbeddingModelError
-from triage_models.esi import DecisionPolicy
 from triage_models.evaluation import EvaluationReport, evaluate, leave_one_out, report
 from triage_models.generator import write_csv
 from triage_models.ktas import load_ktas
@@ -45,6 +46,12 @@ class DataFormat(StrEnum):
     plain = "plain"
     ktas = "ktas"
     esi = "esi"
+    calls = "calls"
+
+
+class ResourceStep(StrEnum):
+    count = "count"
+    model = "model"
 
 
 class Reference(StrEnum):
@@ -74,6 +81,51 @@ def _load_model(model: Path | None) -> TriageModel:
         return TriageModel.load(model)
     except (FileNotFoundError, ValueError) as error:
         raise typer.BadParameter(str(error), param_hint="--model") from error
+
+
+def _with_policy(model: TriageModel, urgent_threshold: float | None, resource_step: ResourceStep | None) -> TriageModel:
+    """The model with its decision policy's threshold or step C replaced, to chart operating points."""
+    changes: dict[str, float | str] = {}
+    if urgent_threshold is not None:
+        if not 0.0 < urgent_threshold <= 1.0:
+            raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
+        changes["urgent_threshold"] = urgent_threshold
+    if resource_step is not None:
+        changes["resource_step"] = resource_step.value
+    model.policy = replace(model.policy, **changes)  # type: ignore[arg-type]
+    return model
+
+
+def _print_call_report(path: Path, document: dict[str, Any]) -> None:
+    """The acceptance figures per kind of call and per language, and the calls out of range."""
+    columns = ("n", "in_range", "exact", "within_one", "esi12_recall", "urgent_at_4_5", "minor_at_1_2", "review_share")
+    for title, rows in (("by kind of call", document["by_kind"]), ("by language", document["by_language"])):
+        table = Table(title=f"{path.name}: {title}", title_justify="left")
+        table.add_column("")
+        for column in columns:
+            table.add_column(column.replace("_", " "), justify="right")
+        for name, figures in [*rows.items(), ("all", document["all"])]:
+            table.add_row(name, *(_cell(figures[column]) for column in columns))
+        _out.print(table)
+    for call in document["out_of_range"]:
+        _out.print(f"out of range: {call['id']} ({call['kind']}) range {call['range']} -> ESI {call['predicted']}")
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _evaluate_calls(path: Path, triager: Triager, as_json: bool) -> None:
+    """`triage eval --format calls`: a call set's acceptance figures (see triage_models.callsets)."""
+    try:
+        calls = read_call_set(path)
+    except CallSetError as error:
+        raise typer.BadParameter(str(error), param_hint="--data") from error
+    document = call_set_report([call_outcome(call, triager.classify(call.text)) for call in calls])
+    if as_json:
+        typer.echo(json.dumps(document))
+        return
+    _print_call_report(path, document)
 
 
 def _read(
@@ -258,6 +310,10 @@ def evaluate_command(
     urgent_threshold: Annotated[
         float | None, typer.Option(help="Override the model's P(ESI 1-2) threshold (to chart operating points).")
     ] = None,
+    resource_step: Annotated[
+        ResourceStep | None,
+        typer.Option(help="Decision point C: the handbook's resource count, or the model's most probable of 3-5."),
+    ] = None,
     reference: Annotated[
         Reference, typer.Option(help="Score the model, the KTAS nurse's own levels, or a constant level.")
     ] = Reference.model,
@@ -268,16 +324,17 @@ def evaluate_command(
         False
     ),
 ) -> None:
-    """Agreement, ESI 1-2 recall, over-triage, kappa, per decision point, calibration, latency; every case."""
+    """Agreement, ESI 1-2 recall, over-triage, kappa, per decision point, calibration, latency; every case. With
+    --format calls: a call set's acceptance figures per kind of call and per language."""
+    if data_format is DataFormat.calls:
+        loaded = _with_policy(_load_model(model), urgent_threshold, resource_step)
+        _evaluate_calls(data, Triager(loaded, llm=_llm(llm_model)), as_json)
+        return
     labelled = _read(data, data_format, text_column, label_column)
     if reference is not Reference.model:
         evaluation = _reference_report(data, data_format, labelled, reference, constant_level)
     else:
-        loaded = _load_model(model)
-        if urgent_threshold is not None:
-            if not 0.0 < urgent_threshold <= 1.0:
-                raise typer.BadParameter("--urgent-threshold must be in (0, 1]")
-            loaded.policy = DecisionPolicy(**{**asdict(loaded.policy), "urgent_threshold": urgent_threshold})
+        loaded = _with_policy(_load_model(model), urgent_threshold, resource_step)
         evaluation = evaluate(Triager(loaded, llm=_llm(llm_model)), labelled.texts, labelled.labels)
     if reliability_plot is not None:
         write_reliability_plot(evaluation, reliability_plot, str(data.name))
@@ -298,6 +355,10 @@ def cross_validate(
     model: Annotated[Path | None, typer.Option(help="The model whose recipe is retrained (default: serving).")] = None,
     reliability_plot: Annotated[Path | None, typer.Option(help="Write a reliability diagram (PNG) here.")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Fit this many folds at once (processes).")] = 1,
+    resource_step: Annotated[
+        ResourceStep | None,
+        typer.Option(help="Decision point C: the handbook's resource count, or the model's most probable of 3-5."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures (and every case) as one JSON object.")] = (
         False
     ),
@@ -305,7 +366,7 @@ def cross_validate(
     """Leave-one-out: each case classified by the default recipe retrained without it (KTAS ED1 and generated
     messages, plus every other case of --data; the model's temperature and decision policy are kept)."""
     held = _read(data, data_format, text_column, label_column)
-    template = _load_model(model)
+    template = _with_policy(_load_model(model), None, resource_step)
     base = default_training_data(generated=int(template.meta.get("n_by_source", {}).get("generated", 6000)))
     keep = [i for i, name in enumerate(base.sources) if name != data_format.value]
     evaluation = leave_one_out(

@@ -11,7 +11,16 @@ from triage_models.resources import predict_resources
 from triage_models.result import DecisionPoint, Evidence
 from triage_models.tuning import TuningCase, evaluate_policy, tune_policy
 
-POLICY = DecisionPolicy(urgent_threshold=0.3, review_ratio=0.7, review_min_probability=0.15, danger_zone_threshold=0.1)
+POLICY = DecisionPolicy(
+    urgent_threshold=0.3,
+    review_ratio=0.7,
+    review_min_probability=0.15,
+    danger_zone_threshold=0.1,
+    unsupported_urgent_threshold=0.3,
+    resource_step="model",
+)
+"""The model picks among ESI 3-5 (decision point C) and decides B alone at 0.3: the steps' order is what is tested."""
+COUNTING = DecisionPolicy(urgent_threshold=0.3, unsupported_urgent_threshold=0.6, resource_step="count")
 
 
 def flag(rule_id: str, level: int, point: DecisionPoint, floor: bool = True) -> Evidence:
@@ -30,6 +39,48 @@ def test_a_rule_for_a_life_saving_intervention_decides_at_a() -> None:
 def test_the_model_alone_can_decide_b() -> None:
     decision = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [], (), POLICY)
     assert (decision.esi_level, decision.decision_point) == (2, DecisionPoint.B)
+
+
+def test_the_model_alone_needs_the_higher_threshold_and_a_person_to_look() -> None:
+    calm = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [], (), COUNTING)
+    assert (calm.esi_level, calm.decision_point, calm.needs_review) == (5, DecisionPoint.C, False)
+    alone = decide(p(0.1, 0.6, 0.3, 0.0, 0.0), [], (), COUNTING)
+    assert (alone.esi_level, alone.decision_point, alone.needs_review) == (2, DecisionPoint.B, True)
+    assert alone.review_reason == (
+        "ESI 2 from the model alone (P(ESI 1-2) 0.70): no red flag or vital sign in the call supports it"
+    )
+    advisory = flag("D-HEART-RATE", 2, DecisionPoint.D, floor=False)
+    supported = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [advisory], (), COUNTING)
+    assert (supported.esi_level, supported.needs_review) == (2, False)
+
+
+def test_step_c_counts_resources_as_the_handbook_does() -> None:
+    probabilities = p(0.0, 0.0, 0.05, 0.05, 0.9)  # the model would say 5
+    assert decide(probabilities, [], predict_resources("sprained ankle, needs an x-ray"), COUNTING).esi_level == 4
+    assert decide(probabilities, [], predict_resources("belly pain, needs labs and a CT"), COUNTING).esi_level == 3
+    assert decide(p(0.0, 0.0, 0.8, 0.02, 0.18), [], (), COUNTING).esi_level == 5
+
+
+def test_a_call_triage_cannot_read_is_never_calmer_than_two() -> None:
+    reason = "language not supported (vi): the words are not English or Spanish; interpreter needed"
+    calm = decide(p(0.0, 0.0, 0.0, 0.1, 0.9), [], (), COUNTING, reason)
+    assert (calm.esi_level, calm.decision_point, calm.needs_review, calm.review_reason) == (
+        2,
+        DecisionPoint.B,
+        True,
+        reason,
+    )
+    arrest = decide(p(0.0, 0.0, 0.0, 0.1, 0.9), [flag("A-NO-PULSE", 1, DecisionPoint.A)], (), COUNTING, reason)
+    assert (arrest.esi_level, arrest.decision_point, arrest.needs_review) == (1, DecisionPoint.A, True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.001, 1.0), min_size=5, max_size=5), st.sampled_from([None, 1, 2]))
+def test_an_unreadable_call_never_gets_a_level_above_two(raw: list[float], floor: int | None) -> None:
+    evidence = [] if floor is None else [flag("X", floor, DecisionPoint.A if floor == 1 else DecisionPoint.B)]
+    decision = decide(np.array(raw) / sum(raw), evidence, (), COUNTING, "language not recognised; interpreter needed")
+    assert decision.esi_level <= 2 and decision.needs_review
+    assert decision.esi_level == (1 if floor == 1 else 2)
 
 
 def test_resources_decide_c_and_are_reported_with_evidence() -> None:
@@ -71,11 +122,12 @@ def test_the_floor_never_lowers_a_level(raw: list[float], floor: int | None) -> 
 
 
 def test_tuning_finds_the_threshold_that_catches_the_urgent_case_without_over_triage() -> None:
+    vitals = (flag("D-HEART-RATE", 2, DecisionPoint.D, floor=False),)
     cases = [
-        TuningCase(p(0.0, 0.2, 0.8, 0.0, 0.0), (), (), 2, "vignettes"),
+        TuningCase(p(0.0, 0.2, 0.8, 0.0, 0.0), vitals, (), 2, "vignettes"),
         TuningCase(p(0.0, 0.02, 0.9, 0.08, 0.0), (), (), 3, "vignettes"),
         TuningCase(p(0.0, 0.0, 0.1, 0.9, 0.0), (), (), 4, "records"),
-        TuningCase(p(0.0, 0.3, 0.7, 0.0, 0.0), (), (), 2, "records"),
+        TuningCase(p(0.0, 0.3, 0.7, 0.0, 0.0), vitals, (), 2, "records"),
     ]
     policy = tune_policy(cases)
     figures = evaluate_policy(cases, policy)

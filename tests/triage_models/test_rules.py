@@ -32,7 +32,28 @@ POSITIVE: dict[str, list[str]] = {
         "patient responds only to pain",
         "she isn't responding",
     ],
-    "A-CHOKING": ["my baby is choking", "he is turning blue"],
+    "A-CHOKING": [
+        "my baby is choking",
+        "he is turning blue",
+        "hes grabbing his throat and cant make a sound",
+        "a piece of steak is stuck in her throat",
+    ],
+    "A-NOT-BREATHING-NORMALLY": [
+        "uh my dad he um fell down an he aint waking up uh hes like breathing weird",
+        "theres a guy on the sidewalk hes snoring real loud and he wont wake up",
+        "she collapsed and is making gurgling noises",
+        "found him on the floor, not breathing right and his lips are blue",
+    ],
+    "A-SEVERE-RESPIRATORY-DISTRESS": [
+        "asthma attack, she can only say a few words and the inhaler isn't helping",
+        "the baby is grunting and her ribs are sucking in",
+        "he's sitting forward, tripoding, can't finish a sentence",
+    ],
+    "A-SHOCK": [
+        "my husband is cold and clammy and grey",
+        "he's been vomiting blood and passes out when he stands up",
+        "her skin looks mottled",
+    ],
     "A-SEVERE-BLEEDING": ["he is bleeding heavily from the leg", "blood everywhere after the saw slipped"],
     "A-ANAPHYLAXIS": ["her throat is closing after peanuts", "his tongue is swelling"],
     "A-SEIZURE-ONGOING": ["he is still seizing", "she has been convulsing continuously"],
@@ -201,7 +222,18 @@ NEGATED: dict[str, list[str]] = {
     "A-RESUSCITATION": ["no CPR was needed, he is talking", "not intubated, on room air", "she is a DNR, no CPR"],
     "A-SEVERE-BLEEDING": ["she is not bleeding heavily", "no severe bleeding"],
     "A-UNRESPONSIVE": ["he is not unconscious, talking to me", "denies being unresponsive at any time"],
-    "A-CHOKING": ["she is not choking"],
+    "A-CHOKING": [
+        "she is not choking",
+        "I was cooking and burned my hand",
+        "what should I do if someone is choking",
+    ],
+    "A-NOT-BREATHING-NORMALLY": [
+        "my son is not breathing right, he has a cold but he is awake and talking",
+        "she was snoring last night, she is up and fine",
+        "he is breathing funny but he's talking to me",
+    ],
+    "A-SEVERE-RESPIRATORY-DISTRESS": ["no retractions, no grunting", "she is talking in full sentences"],
+    "A-SHOCK": ["not cold or clammy", "she fainted when she saw the needle"],
     "A-ANAPHYLAXIS": ["no anaphylaxis, just an itchy rash", "denies throat swelling"],
     "A-SEIZURE-ONGOING": ["no status epilepticus, seizure stopped"],
     "A-HANGING-DROWNING": ["not drowning, he got out of the pool himself", "we were hanging out and he got dizzy"],
@@ -330,7 +362,7 @@ def test_advisory_flags_set_no_floor_but_floors_do() -> None:
 
 
 def test_rules_are_versioned() -> None:
-    assert RULES_VERSION == "rules-2026.11.3"
+    assert RULES_VERSION == "rules-2026.11.4"
     assert len(RULE_IDS) == len(set(RULE_IDS))
 
 
@@ -423,3 +455,62 @@ def test_long_runs_of_spaces_and_repeated_text_are_handled() -> None:
     # Quadratic backtracking on whitespace runs once made this take minutes; it must just finish.
     assert evaluate_rules("bg" + " " * 30_000 + "x") == []
     assert rules_floor(evaluate_rules("caller is calm. " * 6_000 + "not breathing")) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "rule_id"),
+    [
+        ("hes not hes not breathing", "A-NOT-BREATHING"),
+        ("my dad is like not breething", "A-NOT-BREATHING"),
+        ("he is unconsious on the floor", "A-UNRESPONSIVE"),
+        ("he took an over dose of his pills", "B-OVERDOSE-POISONING"),
+        ("uh um he had a cease her and now hes shaking", "B-SEIZURE"),
+        ("sudden cheste pain and sweating, he is 60", "B-CHEST-PAIN-RISK"),
+    ],
+)
+def test_misspelled_and_disfluent_red_flags_fire(text: str, rule_id: str) -> None:
+    assert rule_id in fired(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I stubbed my toe on the couch an hour ago and it still hurts a bit",
+        "I was cooking dinner and the smoke alarm went off, everyone is fine",
+        "my purse was stolen, I need to report it",
+        "it was a lucky strike, nobody is hurt",
+    ],
+)
+def test_near_words_that_are_not_red_flags_fire_nothing(text: str) -> None:
+    assert fired(text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my father had a stroke years ago, I need my prescription refilled",
+        "I want to sign up for a CPR class at the fire station",
+        "what should I do if someone has a seizure at work",
+        "my dad died of a heart attack, I have a splinter in my finger",
+        "I had chest pain back in 2019, I need to reschedule my cardiology appointment",
+    ],
+)
+def test_history_and_hypotheticals_set_no_floor(text: str) -> None:
+    assert rules_floor(evaluate_rules(text)) is None
+
+
+def test_an_episode_over_lowers_only_rules_that_allow_it() -> None:
+    choked = evaluate_rules("he choked on a grape but he coughed it out and is talking normally now")
+    assert [(hit.rule_id, hit.floor, hit.resolved) for hit in choked] == [("A-CHOKING", False, True)]
+    apnoea = evaluate_rules("the baby stopped breathing for a few seconds, she is breathing normally now")
+    assert [(hit.rule_id, hit.esi_level, hit.floor) for hit in apnoea] == [("A-NOT-BREATHING", 2, True)]
+    stroke = evaluate_rules("her face is drooping, but it went away after a few minutes")
+    assert [(hit.rule_id, hit.esi_level, hit.floor, hit.resolved) for hit in stroke] == [
+        ("B-STROKE-SIGNS", 2, True, False)
+    ]
+
+
+def test_evidence_quotes_the_callers_own_words() -> None:
+    text = "uh hes not hes not breething"
+    [hit] = evaluate_rules(text)
+    assert (hit.rule_id, hit.text, text[hit.start : hit.end]) == ("A-NOT-BREATHING", "not breething", "not breething")

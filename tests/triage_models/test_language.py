@@ -1,0 +1,46 @@
+"""The call's language: English and Spanish read, anything else flagged for an interpreter, never a calm guess."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.language import detect_language
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("uh my dad he um fell down an he aint waking up uh hes like breathing weird", "en"),
+        ("Caller states my husband, 67: he collapsed and is not breathing. CPR in progress.", "en"),
+        ("chest pain", "en"),
+        ("mi esposo no respira, por favor ayúdenme, está en el suelo y no responde", "es"),
+        ("mi esposo no respira por favor ayudenme esta en el suelo y no responde", "es"),
+        ("mi mama se cayo y le duele la cadera, she can't get up", "es"),
+    ],
+)
+def test_english_and_spanish_calls_are_read(text: str, code: str) -> None:
+    language = detect_language(text)
+    assert (language.code, language.supported, language.reason) == (code, True, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Chồng tôi không thở được, xin hãy giúp", "vi"),
+        ("我丈夫不呼吸了", "zh"),
+        ("زوجي لا يتنفس", "ar"),
+        ("meu marido não está respirando, ele caiu no chão", "pt"),
+        ("mój mąż nie oddycha", "pl"),
+        ("zanmi mwen pa ka respire, li tonbe atè a", "und"),
+    ],
+)
+def test_other_languages_need_an_interpreter(text: str, code: str) -> None:
+    language = detect_language(text)
+    assert (language.code, language.supported) == (code, False)
+    assert language.reason.endswith("interpreter needed")
+
+
+def test_a_triage_note_in_abbreviations_is_read_when_the_model_knows_its_words() -> None:
+    note = "72F w/ R flank pain 10/10, writhing. Hx of HTN. NKA."
+    known = {"flank", "writhing", "hx", "htn", "nka"}
+    assert detect_language(note, known.__contains__).supported

@@ -1,0 +1,52 @@
+"""Transcripts as the rules read them: noise out, red-flag words mended, every character traced to the original."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.transcript import correct_word, fold_accents, readable
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("uh my dad he um fell", "my dad he fell"),
+        ("hes not hes not breathing", "he's not breathing"),
+        ("my my dad is like not breething", "my dad is not breathing"),
+        ("he took an over dose", "he took an overdose"),
+        ("he aint waking up", "he isn't waking up"),
+        ("it looks like a stroke", "it looks like a stroke"),
+        ("mi esposo está inconsciente", "mi esposo esta inconsciente"),
+    ],
+)
+def test_readable_mends_transcripts(text: str, expected: str) -> None:
+    assert readable(text).text == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("breething", "breathing"),
+        ("unconsious", "unconscious"),
+        ("seezure", "seizure"),
+        ("bleading", "bleeding"),
+        ("siezure", "seizure"),
+        ("stubbed", None),
+        ("cooking", None),
+        ("strike", None),
+        ("purse", None),
+        ("threat", None),
+        ("chest", None),
+    ],
+)
+def test_only_misspellings_are_corrected(word: str, expected: str | None) -> None:
+    assert correct_word(word) == expected
+
+
+def test_every_character_keeps_its_origin() -> None:
+    text = "uh hes not hes not breething, um"
+    reading = readable(text)
+    start = reading.text.index("breathing")
+    assert text[slice(*reading.span(start, start + len("breathing")))] == "breething"
+    assert len(reading.origin) == len(reading.text) + 1
+    assert fold_accents("Está ñoño, ÁÉÍÓÚ") == "Esta nono, AEIOU"
