@@ -35,7 +35,9 @@ _NEGATORS = frozenset(
         "ni",
     }
 )
-_NEGATION_WINDOW_WORDS = 4
+_NEGATION_WINDOW_WORDS = 6
+_TERMINATORS = frozenset({"but", "then", "instead", "however", "pero", "luego", "entonces", "sino", "despues"})
+_CONDITIONS = frozenset({"if", "when", "unless", "si", "cuando"})
 _NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|\d+/\d+|one|two|three|four|five|six|seven|eight|nine|ten|half|un|una|uno|dos|tres|cuatro"
     r"|cinco|seis|siete|ocho|nueve|diez|media|medio)"
@@ -105,9 +107,23 @@ def _instructions(answer: str, spans: dict[str, tuple[int, int]]) -> str:
 
 
 def _negated(text: str, start: int) -> bool:
-    """A negation among the few words before `start` in the same clause ("do not put anything in his mouth")."""
-    clause = re.split(r"[,.;:!?¡¿\n]", text[:start])[-1]
-    return bool(_NEGATORS.intersection(re.findall(r"[\w']+", clause)[-_NEGATION_WINDOW_WORDS:]))
+    """A negation among the few words before `start` in its sentence, NegEx-style: it reaches across a list ("do not
+    put ice, butter or oil"), not past "then" or "but", nor out of an "if ... not ..." condition ("if he is not
+    breathing, give breaths" is an instruction to give breaths)."""
+    sentence = re.split(r"[.;:!?¡¿\n]", text[:start])[-1]
+    tokens = re.findall(r"[\w']+|,", sentence)
+    words, comma = 0, False
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
+        if token == ",":
+            comma = True
+            continue
+        if token in _TERMINATORS or words == _NEGATION_WINDOW_WORDS:
+            return False
+        if token in _NEGATORS:
+            return not (comma and _CONDITIONS.intersection(tokens[:index]))
+        words += 1
+    return False
 
 
 def contradictions(instructions: str, card: Card) -> list[Failure]:

@@ -123,8 +123,11 @@ class Card(BaseModel):
         return "\n".join(f"{number}. {step}" for number, step in enumerate(self.steps, start=1))
 
 
-def _field(location: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in location) or "(card)"
+def _problem(file_name: str, location: tuple[int | str, ...], message: str) -> str:
+    """ "<file>: <field>: <message>"; a check across fields names its fields in its own message."""
+    message = message.removeprefix("Value error, ")
+    field = ".".join(str(part) for part in location)
+    return f"{file_name}: {field}: {message}" if field else f"{file_name}: {message}"
 
 
 def read_card(path: Path) -> Card:
@@ -136,7 +139,7 @@ def read_card(path: Path) -> Card:
     try:
         card = Card.model_validate(data)
     except ValidationError as error:
-        raise CardError([f"{path.name}: {_field(item['loc'])}: {item['msg']}" for item in error.errors()]) from None
+        raise CardError([_problem(path.name, item["loc"], item["msg"]) for item in error.errors()]) from None
     expected = f"{card.id}.{card.language}.toml"
     if path.name != expected:
         raise CardError(
