@@ -78,13 +78,16 @@ class CardLibrary:
         return card
 
 
-def _translation_problems(cards: dict[tuple[str, str], Card]) -> list[str]:
+def _translation_problems(cards: dict[tuple[str, str], Card], unreadable: set[str]) -> list[str]:
+    """Each translation against its English card (one that could not be read is already reported)."""
     problems = []
     for (card_id, language), card in sorted(cards.items()):
         if language == FALLBACK_LANGUAGE:
             continue
         english = cards.get((card_id, FALLBACK_LANGUAGE))
         if english is None:
+            if f"{card_id}.{FALLBACK_LANGUAGE}.toml" in unreadable:
+                continue
             problems.append(f"{card_id}.{language}.toml: id: no English card {card_id}.en.toml to translate")
             continue
         for name in _SELECTION_FIELDS:
@@ -99,16 +102,18 @@ def load_library(directory: Path) -> CardLibrary:
         raise CardError([f"{directory}: not a directory of card files"])
     cards: dict[tuple[str, str], Card] = {}
     problems: list[str] = []
+    unreadable: set[str] = set()
     for path in sorted(directory.glob("*.toml")):
         try:
             card = read_card(path)
         except CardError as error:
             problems.extend(error.problems)
+            unreadable.add(path.name)
             continue
         cards[(card.id, card.language)] = card
     if not cards and not problems:
         problems.append(f"{directory}: holds no card files (*.toml)")
-    problems.extend(_translation_problems(cards))
+    problems.extend(_translation_problems(cards, unreadable))
     if problems:
         raise CardError(problems)
     return CardLibrary(directory, cards)
