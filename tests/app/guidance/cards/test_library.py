@@ -145,3 +145,26 @@ def test_the_library_is_read_once_from_triage_cards_dir(tmp_path: Path, monkeypa
     finally:
         get_settings.cache_clear()
         default_library.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "card_id"),
+    [
+        ("My husband collapsed and he is not breathing, he is 62 years old", "cpr-adult"),
+        ("my 8 month old baby is choking on a grape", "choking-infant"),
+        ("She overdosed on heroin and she won't wake up, she is breathing", "opioid-overdose"),
+        ("my son is having a seizure, he is 7 years old", "seizure"),
+        ("He was stabbed in the leg and there is blood everywhere", "severe-bleeding"),
+        ("pulled him out of the pool, he is not breathing, 4 year old", "drowning"),
+        ("the baby is coming, I can see the head, crowning", "childbirth"),
+        ("his face is drooping and his speech is slurred since 2 pm", "stroke"),
+        ("I twisted my ankle", None),
+    ],
+)
+def test_the_card_follows_from_the_triage_rules_on_a_calls_words(text: str, card_id: str | None) -> None:
+    from triage_models.rules import evaluate_rules
+    from triage_models.vitals import extract_vitals
+
+    age = extract_vitals(text).age_years
+    card = LIBRARY.select([hit.rule_id for hit in evaluate_rules(text)], age.value if age else None, "en")
+    assert (card.id if card else None) == card_id
