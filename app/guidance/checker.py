@@ -12,11 +12,9 @@ from typing import Literal
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
 from app.guidance.cards import Card
-from app.guidance.prompt import SECTIONS
+from app.guidance.prompt import LANGUAGE_NAMES, SECTIONS
 
 FailureKind = Literal["missing-section", "section-order", "contradiction", "dose", "language"]
-DETECTED_LANGUAGES = ("en", "es", "fr", "pt", "zh", "vi", "tl", "ar", "ko", "ru")
-"""The languages told apart (English, Spanish and the languages most spoken at home in the US after them)."""
 _NEGATORS = frozenset(
     {
         "no",
@@ -145,7 +143,7 @@ def doses(instructions: str) -> list[Failure]:
 
 @functools.cache
 def _detector() -> LanguageDetector:
-    languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in DETECTED_LANGUAGES]
+    languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in LANGUAGE_NAMES]
     return LanguageDetectorBuilder.from_languages(*languages).build()
 
 
@@ -160,13 +158,14 @@ def written_language(text: str) -> str | None:
 
 def check_guidance(answer: str, card: Card | None, language: str) -> GuidanceCheck:
     """Every reason to refuse `answer` for a call in `language` (ISO 639-1) whose protocol card is `card` (None for a
-    call without one): a missing section, an instruction the card contradicts, a drug dose, another language."""
+    call without one): a missing section, an instruction the card contradicts, a drug dose, another language (for the
+    languages in LANGUAGE_NAMES)."""
     failures, spans = _sections(answer)
     instructions = _instructions(answer, spans)
     if card is not None:
         failures.extend(contradictions(instructions, card))
     failures.extend(doses(instructions))
-    written = written_language(answer)
+    written = written_language(answer) if language in LANGUAGE_NAMES else None  # another one cannot be told
     if written is not None and written != language:
         failures.append(Failure("language", f"written in {written}, the caller speaks {language}"))
     return GuidanceCheck(tuple(failures))

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from app.guidance.cards import Card, CardError, CardLibrary, default_library
+from app.guidance.cards.model import TemplateFields
 
 TEMPLATE_ENGINE = "template"
 """The outcome's engine for template guidance (the console and the dashboard tell it apart by this)."""
@@ -24,23 +25,26 @@ class Template:
     version: str
 
 
-def _template(card: Card) -> Template:
-    assert card.template is not None  # only template cards come here
-    return Template(card.id, card.title, card.template.cues, card.template.resources, card.steps, card.version)
+def _template(card: Card, fields: TemplateFields) -> Template:
+    return Template(card.id, card.title, fields.cues, fields.resources, card.steps, card.version)
 
 
 def load_templates(library: CardLibrary) -> tuple[tuple[Template, ...], Template, str]:
     """The library's templates with cues (highest priority first), the general one (no cues), and their one version.
     The template set is versioned as a whole: every guidance row records that version."""
-    cards = sorted(library.templates(), key=lambda card: (-card.priority, card.id))
-    general = [card for card in cards if card.template is not None and not card.template.cues]
+    cards = sorted(
+        ((card, card.template) for card in library.templates() if card.template is not None),
+        key=lambda pair: (-pair[0].priority, pair[0].id),
+    )
+    general = [(card, fields) for card, fields in cards if not fields.cues]
     if len(general) != 1:
-        names = ", ".join(card.id for card in general) or "none"
+        names = ", ".join(card.id for card, _ in general) or "none"
         raise CardError([f"{library.directory}: template.cues: exactly one template card has no cues (found {names})"])
-    versions = sorted({card.version for card in cards})
+    versions = sorted({card.version for card, _ in cards})
     if len(versions) != 1:
         raise CardError([f"{library.directory}: version: the template cards differ ({', '.join(versions)})"])
-    return tuple(_template(card) for card in cards if card is not general[0]), _template(general[0]), versions[0]
+    with_cues = tuple(_template(card, fields) for card, fields in cards if fields.cues)
+    return with_cues, _template(*general[0]), versions[0]
 
 
 TEMPLATES, GENERAL, TEMPLATE_VERSION = load_templates(default_library())

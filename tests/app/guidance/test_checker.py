@@ -149,3 +149,8 @@ def test_every_contradiction_is_caught_and_no_card_contradicts_itself(card: Card
 def test_the_language_is_told_apart_without_the_headings() -> None:
     assert written_language("SUMMARY: Un hombre no respira.\nKEY FACTS:\n- Hombre de 60 años") == "es"
     assert written_language("SUMMARY: A man is not breathing.\nKEY FACTS:\n- Man, 60") == "en"
+
+
+def test_a_language_the_checker_cannot_tell_is_not_held_against_the_answer() -> None:
+    assert check_guidance(GOOD_EN, CPR_EN, "de").passed
+    assert [failure.kind for failure in check_guidance(GOOD_EN, CPR_EN, "fr").failures] == ["language"]
