@@ -133,6 +133,9 @@ class Settings(BaseSettings):
     # template guidance at once (`scheduler.shedding`, `app.overload`); ESI 1-2 are never shed.
     shedding_enabled: bool = True
     shed_min_level: int = 4
+    cards_dir: Path | None = None
+    """A centre's own reviewed copy of the protocol card library (docs/guidance.md); None: the shipped library.
+    Read once when a process first needs a card."""
 
     @field_validator("engine")
     @classmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from app.cli.bench import bench_app
+from app.cli.cards import cards_app
 from app.cli.demo import demo
 from app.cli.engine import engine_app
 from app.cli.ops import db_app, worker
@@ -24,6 +25,7 @@ cli.add_typer(triage_app, name="triage")
 cli.add_typer(engine_app, name="engine")
 cli.add_typer(db_app, name="db")
 cli.add_typer(users_app, name="users")
+cli.add_typer(cards_app, name="cards")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
 cli.command("demo")(demo)

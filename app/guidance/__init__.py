@@ -1,1 +1,1 @@
-"""Dispatcher guidance: the versioned prompt that turns a call message into guidance for the dispatcher."""
+"""Dispatcher guidance: the versioned prompt, the protocol card library, overload templates and the checker."""

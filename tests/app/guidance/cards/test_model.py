@@ -1,0 +1,121 @@
+"""Card files: every shipped one validates; a broken one is refused naming its file and field."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+
+from app.guidance.cards import NOT_REVIEWED, CardError, load_library, read_card
+from app.guidance.cards.library import SHIPPED_DIR
+
+CARD = """\
+id = "seizure"
+version = "2026.11.1"
+title = "Seizure"
+language = "en"
+rule_ids = ["B-SEIZURE"]
+basis = "Epilepsy Foundation seizure first aid"
+reviewed_by = ""
+reviewed_on = ""
+steps = ["Stay with the person."]
+"""
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _problems(directory: Path) -> list[str]:
+    with pytest.raises(CardError) as refused:
+        load_library(directory)
+    return list(refused.value.problems)
+
+
+def test_every_shipped_card_file_validates_with_its_name_from_id_and_language() -> None:
+    library = load_library(SHIPPED_DIR)
+    files = sorted(path.name for path in SHIPPED_DIR.glob("*.toml"))
+    assert sorted(f"{card_id}.{language}.toml" for card_id, language in library.cards) == files
+    assert len(files) == 46
+
+
+def test_every_clinical_card_has_both_languages_and_names_its_basis() -> None:
+    library = load_library(SHIPPED_DIR)
+    clinical = {card.id for card in library.cards.values() if card.template is None}
+    assert len(clinical) == 20
+    for card_id in clinical:
+        english, spanish = library.cards[(card_id, "en")], library.cards[(card_id, "es")]
+        assert english.contradictions and spanish.contradictions and english.key_questions
+        assert english.review_state == spanish.review_state == NOT_REVIEWED
+
+
+def test_a_card_with_bad_fields_is_refused_naming_the_file_and_each_field(tmp_path: Path) -> None:
+    broken = CARD.replace('rule_ids = ["B-SEIZURE"]', 'rule_ids = ["B-SEIZURES"]\nage_band = "toddler"')
+    _write(tmp_path, "seizure.en.toml", broken.replace('steps = ["Stay with the person."]\n', ""))
+    assert _problems(tmp_path) == [
+        "seizure.en.toml: rule_ids: unknown red-flag rule ids B-SEIZURES (see triage_models/rules.py)",
+        "seizure.en.toml: age_band: Input should be 'adult', 'child', 'infant' or 'any'",
+        "seizure.en.toml: steps: Field required",
+    ]
+
+
+def test_a_card_file_named_for_another_card_or_language_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "seizure.es.toml", CARD)
+    assert _problems(tmp_path) == [
+        "seizure.es.toml: id and language: the file of card 'seizure' in en is seizure.en.toml"
+    ]
+
+
+def test_a_file_that_is_not_toml_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "seizure.en.toml", CARD.replace('title = "Seizure"', "title = Seizure"))
+    [problem] = _problems(tmp_path)
+    assert problem.startswith("seizure.en.toml: cannot be read as TOML: ")
+
+
+def test_a_step_too_long_to_read_in_one_breath_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "seizure.en.toml", CARD.replace("Stay with the person.", "x" * 201))
+    assert _problems(tmp_path) == ["seizure.en.toml: steps: step 1 has 201 characters; at most 200 (split it)"]
+
+
+def test_a_translation_must_match_its_english_card(tmp_path: Path) -> None:
+    _write(tmp_path, "seizure.en.toml", CARD)
+    spanish = CARD.replace('language = "en"', 'language = "es"').replace('rule_ids = ["B-SEIZURE"]', "priority = 7\n")
+    _write(tmp_path, "seizure.es.toml", spanish.replace('rule_ids = ["B-SEIZURE"]', ""))
+    _write(tmp_path, "stroke.es.toml", CARD.replace('"seizure"', '"stroke"').replace('"en"', '"es"'))
+    assert _problems(tmp_path) == [
+        "seizure.es.toml: rule_ids: a card needs the red-flag rules that pick it (or a [template] table)",
+        "stroke.es.toml: id: no English card stroke.en.toml to translate",
+    ]
+
+
+def test_a_translation_with_other_selection_fields_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "seizure.en.toml", CARD)
+    spanish = CARD.replace('language = "en"', 'language = "es"\npriority = 7\nage_band = "child"')
+    _write(tmp_path, "seizure.es.toml", spanish)
+    assert _problems(tmp_path) == [
+        "seizure.es.toml: age_band: differs from seizure.en.toml",
+        "seizure.es.toml: priority: differs from seizure.en.toml",
+    ]
+
+
+def test_review_needs_both_who_and_when(tmp_path: Path) -> None:
+    path = _write(tmp_path, "seizure.en.toml", CARD.replace('reviewed_by = ""', 'reviewed_by = "Dr. Rivera"'))
+    with pytest.raises(CardError, match=r"^seizure\.en\.toml: reviewed_by and reviewed_on: fill both"):
+        read_card(path)
+
+
+def test_a_reviewed_card_says_who_reviewed_it_and_when(tmp_path: Path) -> None:
+    reviewed = CARD.replace('reviewed_by = ""', 'reviewed_by = "Dr. Rivera"').replace(
+        'reviewed_on = ""', "reviewed_on = 2026-11-20"
+    )
+    card = read_card(_write(tmp_path, "seizure.en.toml", reviewed))
+    assert (card.reviewed, card.reviewed_on) == (True, datetime.date(2026, 11, 20))
+    assert card.review_state == "reviewed by Dr. Rivera on 2026-11-20"
+
+
+def test_an_empty_directory_is_not_a_library(tmp_path: Path) -> None:
+    assert _problems(tmp_path) == [f"{tmp_path}: holds no card files (*.toml)"]
+    assert _problems(tmp_path / "missing") == [f"{tmp_path / 'missing'}: not a directory of card files"]
