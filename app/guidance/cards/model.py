@@ -18,9 +18,7 @@ LANGUAGES: tuple[Language, ...] = ("en", "es")
 NOT_REVIEWED = "not reviewed by a medical director"
 MAX_STEP_CHARS = 200
 """A step is read aloud in one breath: longer ones are refused (split them into two actions)."""
-PENDING_RULE_IDS = frozenset({"A-SEVERE-RESPIRATORY-DISTRESS", "A-SHOCK"})
-"""ESI 1 rules being added to triage_models.rules (issue 23): cards may name them before they exist there."""
-KNOWN_RULE_IDS = frozenset(RULE_IDS) | PENDING_RULE_IDS
+KNOWN_RULE_IDS = frozenset(RULE_IDS)
 
 
 class CardError(ValueError):
