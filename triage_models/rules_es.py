@@ -277,4 +277,791 @@ _A_RULES: dict[str, SpanishWording] = {
     ),
 }
 
-SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES}
+_STROKE_WORDS = (
+    r"(?:derrame(?: cerebral)?(?! (?:en (?:el|la|los|las|su|mi) \w+|pleural|ocular|de \w+|sinovial|articular))"
+    r"|embolia(?! pulmonar)(?: cerebral)?|ataque cerebral|infarto cerebral|accidente cerebrovascular|acv|avc|evc"
+    r"|ictus|trombosis cerebral|mini ?derrame)"
+)
+_FALL = r"(?:se (?:cayo|callo|cae|vino abajo|tiro|avento|lanzo|desplomo|resbalo)|cayo|callo|caida|salto|brinco)"
+_HEIGHT_GAP = (
+    r"(?:\s+(?:de|desde|unos|unas|como|mas de|casi|aproximadamente|aprox\.?|alrededor de|una|altura|al menos"
+    r"|por lo menos|sobre|a|mas o menos)){0,6}\s*"
+)
+_DRUGS = (
+    r"(?:pastillas?|pastas|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|chochos|tylenol|paracetamol"
+    r"|acetaminofen|aspirinas?|ibuprofeno|advil|motrin|aleve|naproxeno|benadryl|xanax|alprazolam|valium|diazepam"
+    r"|clonazepam|rivotril|klonopin|ativan|lorazepam|ambien|zolpidem|oxicodona|oxycodone|percocet|vicodin|norco"
+    r"|tramadol|litio|seroquel|quetiapina|trazodona|amitriptilina|insulina|metformina|somniferos?"
+    r"|antidepresivos?|calmantes?)"
+)
+_SUBSTANCES = (
+    r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?"
+    r"|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
+    r"|limpiaparabrisas|frenos)|aceite de lampara|queroseno|kerosen[oe]|gasolina|diesel|thinner|tiner|aguarras"
+    r"|solvente|destapacanos|destapa ?canos|limpiahornos|sosa caustica|soda caustica|lejia|caustic[oa]"
+    r"|capsulas? de (?:detergente|jabon)|detergente en capsulas|cloro|blanqueador|clorox|veneno (?:para|de)"
+    r" (?:ratas|ratones|cucarachas|hormigas)|raticida|matarratas|pesticida|insecticida|plaguicida|herbicida"
+    r"|mata ?hierbas?|matamalezas|(?:pastillas?|tabletas?|suplementos?|vitaminas?) de hierro|sulfato ferroso"
+    r"|vitaminas prenatales|parches? de (?:fentanilo|nicotina)|liquido (?:de|del|para) (?:vape|vapeador"
+    r"|cigarro electronico)|nicotina liquida)"
+)
+_INGEST = (
+    r"(?:se (?:trago|comio|tomo|bebio|metio a la boca)|trago|tragado|tragando|se esta tragando|comio|comido"
+    r"|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
+)
+# A few words between a verb and its object, never across a conjunction ("comio y luego limpiamos con cloro").
+_WORD_GAP = r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b)[\w'/-]+){0,4}?\s+"
+_EYE_CHEMICAL = (
+    r"(?:quimic[oa]s?|productos? quimicos?|cloro|blanqueador|clorox|lejia|acidos?|alcali|sosa caustica|sosa"
+    r"|soda caustica|cal|cemento|concreto|amoniaco|destapacanos|destapa ?canos|limpiahornos|liquido de (?:la )?"
+    r"bateria|acido de (?:la )?bateria|desengrasante|caustic[oa])"
+)
+_PREGNANT = (
+    r"(?:(?<!prueba de )(?<!test de )(?<!examen de )\bembarazad[ao]\b|(?<!prueba de )(?<!test de )(?<!examen de )"
+    r"\bembarazo\b|\bencinta\b|\bprenada\b|\besta en estado\b(?! de)|\bespera(?:ndo)? (?:un )?bebe\b"
+    r"|\b(?:prueba|test|examen) de embarazo (?:salio |dio |es |fue )?positiv[oa]\b"
+    r"|\b\d{1,2} (?:semanas|meses) de (?:embarazo|gestacion)\b)"
+)
+_PREGNANCY_SIGN = (
+    r"(?P<also>\bsangr(?:ado|ando|a|o)\b|\bhemorragia\b|\bcoagulos\b|\bmanch(?:ado|ando)\b"
+    r"|\b(?:dolor|dolores|colicos?|retorcijones|calambres|punzadas?)\b(?: \w+){0,3}? (?:de|en) (?:el |la |su |mi )?"
+    r"(?:vientre|barriga|panza|pancita|estomago|abdomen|pelvis|bajo vientre|parte de abajo|vientre bajo)\b"
+    r"|\bdolor abdominal\b|\b(?:me|le) duele (?:mucho |bastante )?(?:el vientre|la barriga|la panza|el estomago"
+    r"|el abdomen|abajo)\b)"
+)
+_LATE_PREGNANCY = (
+    r"(?:\b(?:embarazada de|tiene|esta de|con) (?:2[1-9]|3\d|4[0-2]) semanas\b|\b(?:2[1-9]|3\d|4[0-2]) semanas de"
+    r" (?:embarazo|gestacion)\b|\b(?:[6-9]|seis|siete|ocho|nueve) meses (?:de embarazo|embarazada)\b"
+    r"|\bembarazada de (?:[6-9]|seis|siete|ocho|nueve) meses\b|\b(?:tercer|3er) trimestre\b)"
+)
+_PREECLAMPSIA_SIGN = (
+    r"(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa|ve borroso|veo borroso"
+    r"|ve (?:lucecitas|estrellitas|manchas|puntos|luces)|cambios en la vision|hinchazon de (?:la )?cara"
+    r"|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
+)
+_SWEAT = r"\b(?:suda|sudando|sudaba|sudado|sudada|sudor|sudoroso|sudorosa|sudoracion|empapad[oa] en sudor)\b"
+_VEHICLE = (
+    r"(?:carro|coche|auto|automovil|camion|camioneta|troca|trailer|tren|moto|motocicleta|autobus|bus|micro|combi"
+    r"|taxi|vehiculo|tractor|pipa|colectivo|pesera|van)"
+)
+
+_B_RULES: dict[str, SpanishWording] = {
+    "B-SEIZURE": SpanishWording(
+        (
+            r"(?<!para las )(?<!para la )(?<!contra las )(?<!historia de )(?<!antecedentes de )(?<!historial de )"
+            r"\bconvuls\w{0,8}\b",
+            r"\b(?:ataque|crisis)(?: \w+)? (?:epileptic[oa]|de epilepsia|convulsiv[oa])\b",
+            r"\ble (?:dio|da|esta dando|vino) (?:la |un )?epilepsia\b",
+            r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
+        ),
+    ),
+    "B-STRANGULATION": SpanishWording(
+        (
+            r"\bestrangul\w{0,6}\b",
+            r"\b(?:lo|la|me|le|nos) (?:ahorco|ahorcaba|ahorcaron|estaba ahorcando|quiso ahorcar|trato de ahorcar"
+            r"|intento ahorcar|agarro del cuello|apreto el cuello|apretaba el cuello|asfixio|asfixiaba"
+            r"|quiso asfixiar)\b",
+            r"\bahorcad[oa] por\b",
+            r"\b(?:le|me|la|lo) (?:puso|apreto|agarro|apretaba|agarraba)(?: \w+){0,3}? (?:el|del|en el|al) cuello\b",
+            r"\b(?:manos|soga|cuerda|cable|cinturon|mecate|lazo) (?:\w+ ){0,2}?(?:alrededor del|en el|del) cuello\b",
+            r"\b(?:intento|trato|quiso|quiere|intentaba|queria) (?:de )?(?:ahorcarse|colgarse)\b"
+            r"|\bintento de (?:ahorcamiento|ahorcarse)\b|\bmarcas? (?:de (?:la )?(?:soga|cuerda) )?en el cuello\b",
+        ),
+    ),
+    "B-STROKE-SIGNS": SpanishWording(
+        (
+            r"(?<!historia de )(?<!antecedentes de )(?<!antecedente de )(?<!historial de )(?<!previo )(?<!viejo )"
+            r"(?<!anterior )\b" + _STROKE_WORDS + r"\b" + _HISTORY_AHEAD,
+            r"\bcodigo (?:ictus|infarto cerebral|acv|cerebro|evc)\b|\bultima vez (?:que (?:lo|la) (?:vi|vimos"
+            r"|vieron) |que estaba |vist[oa] )?(?:bien|normal)\b",
+            r"\b(?:cara|boca|labio|rostro|carita|media cara) (?:\w+ )?(?:chuec[oa]|torcid[oa]|caid[oa]|de lado"
+            r"|ladead[oa]|desviad[oa]|jalad[oa]|paralizad[oa])\b",
+            r"\bse le (?:cayo|torcio|chueco|desvio|ladeo|fue de lado|jalo|paralizo) (?:la cara|la boca|el labio"
+            r"|un lado de la cara|media cara)\b|\bparalisis facial\b",
+            r"\bhabla (?:muy )?(?:arrastrad[oa]|enredad[oa]|trabad[oa]|como borrach[oa])\b|\b(?:habla )?arrastr"
+            r"(?:a|ando) las palabras\b|\bse le traba la lengua\b|\bno le salen las palabras\b|\blengua trabada\b",
+            r"\b(?:brazo|pierna|mano|lado|cara) (?:izquierd[oa]|derech[oa])\b[^.]{0,15}\b(?:debil|sin fuerza|dormid[oa]"
+            r"|entumid[oa]|adormecid[oa]|paralizad[oa]|muert[oa]|caid[oa]|no (?:lo |la )?(?:puede mover|mueve"
+            r"|siente|responde))",
+            r"\b(?:debilidad|adormecimiento|entumecimiento|paralisis|no (?:puede|pudo) (?:mover|levantar|sentir)"
+            r"|no siente|se le durmio|se le (?:paralizo|entumio|adormecio)|no tiene fuerza en)\b[^.]{0,20}"
+            r"\b(?:izquierd[oa]|derech[oa]|de un lado|medio cuerpo|la mitad del cuerpo)\b",
+            r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b[^.]{0,15}\b(?:debilidad"
+            r"|adormecimiento|entumecimiento|confusion|confundid[oa]|no (?:puede|pudo) (?:hablar|caminar|ver|mover"
+            r"|levantar)|se le durmio (?:el|la|medio))",
+            r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji",
+        ),
+    ),
+    "B-VISION-LOSS": SpanishWording(
+        (
+            r"\b(?:perdio|perdiendo|perdi|pierde|perdida (?:subita |repentina )?de) (?:la |su |mi )?(?:vista|vision)\b"
+            r"(?! (?:poco a poco|gradualmente|con los anos))",
+            r"\bno (?:puede |puedo |pudo |podia )?(?:ve|veo|ver|vio|veia)(?: nada)? (?:de|del|por|con) (?:(?:el|un|su"
+            r"|mi|los|ambos|uno de los) )?ojos?\b",
+            r"\b(?:se (?:quedo|ha quedado)|quedo|de repente (?:esta|quedo)) cieg[oa]\b|\bceguera (?:repentina"
+            r"|subita)\b",
+            r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b[^.]{0,15}\b(?:no (?:ve|veo|puede ver"
+            r"|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
+            r"\bse (?:le|me) (?:fue|apago) la vista\b|\bcomo una cortina (?:negra |oscura )?(?:sobre|en) (?:el|su|mi)"
+            r" ojo\b|\bamaurosis\b",
+        ),
+    ),
+    "B-CHEMICAL-EYE": SpanishWording(
+        (
+            r"\b" + _EYE_CHEMICAL + r"\b[^.]{0,30}?\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi |mis |un |ambos"
+            r" |uno de los )?ojos?\b",
+            r"\bojos?\b[^.]{0,20}?\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
+            r"\bquemadura quimica (?:en|de|a) (?:el |los |la |su |sus |mi |mis )?ojos?\b"
+            r"|\b(?:quemadura|lesion) ocular (?:quimica|por (?:acido|alcali|quimicos?))\b",
+        ),
+    ),
+    "B-CHEST-PAIN-RISK": SpanishWording(
+        (
+            r"\b(?:dolor|dolores|opresion|presion|apreton|pesadez|molestia|punzadas?)\b(?: \w+){0,2}? (?:de|del|en el"
+            r"|en su|en mi) pecho\b",
+            r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)(?: \w+){0,2}? pecho\b",
+            r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
+            r"\b(?:elefante|peso|piedra|algo pesado) (?:encima|sobre) (?:del |el |de su |de mi |su |mi )?pecho\b"
+            r"|\bcomo si (?:le|me) (?:aplastaran|apretaran) el pecho\b",
+        ),
+        context=(
+            _SWEAT,
+            r"\bsudor frio\b|\bdiaforetic[oa]\b|\bdiaforesis\b|\bpegajos[oa]\b|\bpiel fria\b",
+            r"\b(?:se le |se me )?(?:va|corre|baja|pasa|irradia|recorre|extiende)\w{0,3} (?:hacia |hasta |para |al "
+            r"|a la |por )?(?:el |la |los |su |mi )?(?:brazo|quijada|mandibula|espalda|hombro|cuello)\b",
+            r"\bbrazo izquierdo\b|\bquijada\b|\bmandibula\b",
+            r"\bfalta (?:de )?(?:el )?aire\b|\bdificultad para respirar\b|\bcuesta respirar\b|\bno puede respirar\b"
+            r"|\bse ahoga\b|\bsofocad[oa]\b",
+            r"\bnause\w{0,3}|\bvomit\w{0,5}|\bganas de vomitar\b|\basco\b|\bdevolvi\w{0,3}\b",
+            r"\b(?:historia|historial|antecedentes?) (?:de |del )?(?:problemas del )?(?:corazon|cardiac|infarto)"
+            r"|\b(?:ya )?(?:tuvo|ha tenido|le dio) (?:un |otro )?infarto\b|\b(?:tiene|le pusieron|con) (?:un |una )?"
+            r"(?:stent|bypass|marcapasos|cateterismo)\b|\bcardiopat\w{0,3}\b|\b(?:enfermo|problemas?|enfermedad)"
+            r" del corazon\b",
+            r"\b(?:[3-9]\d|1[01]\d) ?(?:anos|a)\b",
+            r"\bdiabet\w{0,4}\b",
+            r"\bpalid[oa]\b|\bpalidez\b",
+            r"\bmare(?:o|os|ad[oa]|ando|a)\b",
+            r"\bdesmay\w{0,4}|\bse (?:privo|desvanecio)\b",
+            r"\baplast\w{0,5}|\bopresi(?:on|vo)\b|\bpresion\b",
+            r"\bambulancia\b|\bparamedicos?\b",
+            r"\bcocaina\b|\bcrack\b|\bmetanfetamina\b|\banfetaminas?\b|\bestimulantes?\b|\bperico\b",
+        ),
+    ),
+    "B-AORTIC-DISSECTION": SpanishWording(
+        (
+            r"\bdolor (?:\w+ ){0,2}?(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)|como si (?:le|me)"
+            r" (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
+            r"\bcomo si (?:algo |alguien )?(?:le|me|lo|la) (?:estuviera |estuvieran )?(?:desgarra\w{0,6}|rasga\w{0,6}"
+            r"|partiendo|partiera|rompiendo por dentro|arrancando|arrancara)",
+            r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b[^.]{0,20}"
+            r"\b(?:desgarr\w{0,5}|rasga\w{0,5})\b(?! muscular)",
+            r"\bdiseccion (?:de (?:la )?)?aort\w{0,3}\b|\baneurisma (?:aortico |de (?:la )?aorta |abdominal )?(?:roto"
+            r"|se rompio|disecante|reventado|fisurado)\b|\bse le (?:rompio|reviento) (?:el |un )?aneurisma\b"
+            r"|\bmasa pulsatil\b",
+        ),
+    ),
+    "B-GI-BLEEDING": SpanishWording(
+        (
+            r"\b(?:vomit\w{0,5}|devolv\w{0,5}|devuelve|arroj\w{0,5}|tosiendo|tose|tosio|guacare\w{0,5})"
+            r"(?: \w+){0,2}? sangre\b|\bvomitos? (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b",
+            r"\b(?:echa|echando|echo|saca|sacando) sangre por la boca\b",
+            r"\b(?:heces|popo|caca|evacuaciones|excremento|deposiciones|diarrea) (?:muy |bien )?(?:negras?|negros?"
+            r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
+            r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b|\bvomit\w{0,5}[^.]{0,20}\b(?:como (?:asiento"
+            r"|posos|borra|concho) de cafe|negro|negruzco|cafe oscuro)\b",
+        ),
+    ),
+    "B-GI-BLEED-RISK": SpanishWording(
+        (
+            r"\bsangrado (?:rectal|por el (?:recto|ano|trasero|culo)|por (?:atras|abajo)|de (?:abajo|atras))\b"
+            r"|\bsangr\w{0,4} (?:por|del) (?:el )?(?:recto|ano|trasero|culo|pompis)\b|\brectorragia\b",
+            r"\bsangre (?:en|con) (?:las |la |el |sus |mi |su )?(?:heces|popo|caca|excremento|evacuaciones?"
+            r"|deposiciones?|materia fecal|papel)\b",
+            r"\b(?:hemorragia|sangrado) (?:digestiv[oa]|gastrointestinal)\b",
+        ),
+        context=(
+            *_ELDERLY,
+            r"\bmare(?:o|os|ad[oa]|ando|a)\b",
+            r"\bdesmay\w{0,4}",
+            r"\bpalid[oa]\b",
+            r"\bdebil\b|\bsin fuerzas\b",
+        ),
+    ),
+    "B-SUICIDAL": SpanishWording(
+        (
+            r"\bsuicid\w{0,5}\b",
+            r"\b(?:se|me) (?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba"
+            r"|amenaza con|amenazo con|dice que (?:se )?va a) (?:matar|morir|suicidar|quitar la vida|ahorcar|colgar"
+            r"|cortar las venas|tirar (?:de|del|desde|por|al|frente)|aventar (?:de|del|desde|por|al|frente)"
+            r"|lanzar (?:de|del|desde|por|al|frente)|envenenar|hacer dano|lastimar|dar un tiro|pegar un tiro)\b",
+            r"\b(?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa en|pensando en"
+            r"|amenaza con|amenazando con|amenazo con|habla de|hablando de|dice que va a) (?:matarse|matarme"
+            r"|morirse|morirme|suicidarse|suicidarme|quitarse la vida|quitarme la vida|ahorcarse|colgarse"
+            r"|cortarse las venas|envenenarse|hacerse dano|lastimarse|hacerme dano|darse un tiro|pegarse un tiro"
+            r"|(?:tirarse|aventarse|lanzarse) (?:de|del|desde|por|frente|delante|a las vias|al tren|al metro"
+            r"|al rio))\b",
+            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b|\bquiere(?:n)? morir(?:se)?\b"
+            r"|\b(?:estaria|estariamos|estarian) mejor muert[oa]s?\b",
+            r"\bautolesi\w{0,4}|\bse (?:auto)?lesion\w{0,3}\b|\bse (?:corto|esta cortando|cortaba) (?:las venas"
+            r"|las munecas|la muneca|el cuello|los brazos)\b|\bse hizo dano (?:a proposito|a si mism[oa])\b",
+            r"\bsobredosis a proposito\b|\b(?:ideacion|ideas|pensamientos) (?:de muerte|de matarse"
+            r"|de quitarse la vida)\b",
+            r"\b(?:voces|una voz) (?:que )?(?:le |me )?(?:dicen|dice|decian|ordenan|manda|mandan) (?:que )?(?:se mate"
+            r"|se suicide|se haga dano|se tire|se corte|se muera|me mate|matarse)\b|\balucinaciones (?:de comando"
+            r"|imperativas)\b",
+        ),
+    ),
+    "B-VIOLENCE-THREAT": SpanishWording(
+        (
+            r"\b(?:tiene|trae|traia|anda con|agarro|saco|esta con|armado con|apuntando con|amenazando con|amenaza con"
+            r"|amenazo con) (?:un |una |el |la |su )?(?:pistola|arma|cuchillo|navaja|machete|fusca|cuete|escopeta"
+            r"|rifle|revolver|punal|filero)\b",
+            r"\b(?:hombre|mujer|sujeto|tipo|persona|alguien|senor|muchacho|chavo|individuo)s? armad[oa]s?\b"
+            r"|\b(?:esta|estan|anda|andan) armad[oa]s?\b",
+            r"\bamenaz\w{0,5} (?:con |de )?(?:matar(?:nos|la|lo|los|las|me|te)?|lastimar(?:nos|la|lo|me)?"
+            r"|disparar(?:nos|le|les|me)?|apunalar(?:nos|la|lo|me)?|acuchillar(?:nos|la|lo|me)?|balear(?:nos|la|lo"
+            r"|me)?)\b(?!se)",
+            r"\bhomicid\w{0,4}\b",
+            r"\b(?:quiere|queria|va a|iba a|planea|piensa|dice que va a|quiso|intento|trato de) (?:matar|lastimar"
+            r"|herir|balear|apunalar|acuchillar|dispararle) (?:a )?(?:alguien|la gente|los demas|las personas"
+            r"|todos|todo el mundo|su |mi |sus |mis |nosotros|el vecino|la vecina|los vecinos)",
+            r"\b(?:nos|me|la|lo|los|las|les|te) (?:quiere|queria|va a|iba a|amenaza con|amenazo con|quiso|trato de"
+            r"|intento) (?:matar|lastimar|herir|balear|apunalar|acuchillar|picar|disparar)\b",
+            r"\bvoces (?:que )?(?:le |me )?(?:dicen|dice|ordenan|mandan) (?:que )?(?:(?:mate|lastime|ataque|hiera"
+            r"|dispare|apunale) a\b|(?:los|las|lo|la|nos|me) (?:mate|lastime|ataque))",
+        ),
+    ),
+    "B-ASSAULT-ABUSE": SpanishWording(
+        (
+            r"\bviolad[oa]\b|\bviolacion\b(?! de (?:la|una) (?:orden|ley|norma|libertad))"
+            r"|\b(?:la|lo|me|le) (?:violo|violaron|violaba)\b",
+            r"\b(?:abuso|agresion|ataque|violencia) sexual\b|\babus\w{0,5} sexualmente\b|\babus\w{0,5} de (?:ella"
+            r"|el|la nina|el nino|la menor|el menor|una nina|un nino|(?:mi|su) (?:hij[oa]|niet[oa]|sobrin[oa]"
+            r"|herman[oa]|mama|madre|papa|padre|abuel[oa]|esposa))\b",
+            r"\bmanose\w{0,4}|\btocamientos\b|\b(?:la|lo|me|le) (?:toco|tocaron) (?:sus |mis )?(?:partes|partes intimas"
+            r"|indebidamente|inapropiadamente)\b|\bdroga de la violacion\b|\b(?:la|lo|me) drogaron\b",
+            r"\bmaltrato (?:infantil|a (?:menores|ninos|ancianos|adultos mayores)|de (?:menores|ninos|ancianos))\b"
+            r"|\bmaltrat\w{0,4} (?:a )?" + _PERSON_TARGET + r"\b",
+            r"\babandono (?:de|del) (?:un )?(?:menor|nino|anciano|persona mayor)\b|\bnegligencia (?:infantil|con (?:el"
+            r"|la|los) (?:nino|nina|bebe|anciano))\b",
+            r"\bsindrome del? (?:nino|bebe) sacudido\b|\b(?:zarande\w{0,4}|sacudio) (?:muy fuerte )?(?:al|a la)"
+            r" (?:bebe|nino|nina)\b",
+            r"\b(?:golpe\w{0,4}|le pega|les pega|le pego|les pego|abus\w{0,4}) (?:a )?" + _PERSON_TARGET + r"\b",
+        ),
+    ),
+    "B-DOMESTIC-VIOLENCE": SpanishWording(
+        (
+            r"\bviolencia (?:domestica|intrafamiliar|familiar|de genero|de pareja)\b|\b(?:disputa|pleito|pelea"
+            r"|disturbio) (?:domestic[oa]|familiar|conyugal|de pareja)\b",
+            r"\b(?:novio|novia|esposo|esposa|marido|pareja|ex|exesposo|exesposa|exnovio|exnovia|exmarido|expareja"
+            r"|concubin[oa]|padrastro|madrastra|cuidador|cuidadora|papa|mama|padre|madre|hij[oa]|niet[oa]|yerno"
+            r"|nuera|suegr[oa]|cunad[oa])\b[^.]{0,20}?\b(?P<also>(?:me|la|lo|le|nos|los|las) (?:golpe\w{0,4}"
+            r"|peg(?:o|aba|a|aron)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo|abofeteo|empujo|tiro al suelo"
+            r"|avento|dio una (?:golpiza|paliza|cachetada|bofetada)|madreo|quemo|corto|arrastro))\b",
+            r"\b(?:golpead[oa]|agredid[oa]|atacad[oa]|pateado|pateada|estrangulad[oa]|madread[oa]) por (?:su|mi|el"
+            r"|la) (?:novio|novia|esposo|esposa|marido|pareja|ex\w{0,7}|concubin[oa]|padrastro|cuidador[a]?|hij[oa]"
+            r"|padre|madre)\b",
+        ),
+        context=(
+            r"\blesion\w{0,3}|\bherid\w{0,3}|\bmoret\w{0,3}|\bmorad[oa]\b|\bsangr\w{0,5}|\bcortad\w{0,2}"
+            r"|\bhinchad\w{0,2}|\binflamad\w{0,2}|\bdolor\b|\bduele\b|\bfractur\w{0,4}|\bquebr\w{0,4}|\broto\b"
+            r"|\brota\b",
+            r"\bestrangul\w{0,4}|\bahorc\w{0,4}|\bgolpe\w{0,4}|\bgolpiza\b|\bpaliza\b|\bpatad\w{0,2}|\bpate\w{0,4}"
+            r"|\bpunetaz\w{0,2}|\bcachetad\w{0,2}|\bbofetad\w{0,2}|\bempuj\w{0,4}|\bpeg(?:o|aron|a|an|aba)\b"
+            r"|\bquem\w{0,4}|\bcuchill\w{0,4}|\blastim\w{0,4}",
+            r"\bcabeza\b|\bcara\b|\bembarazad[oa]\b|\binconsciente\b|\bdesmay\w{0,4}|\bperdio el conocimiento\b",
+        ),
+    ),
+    "B-PENETRATING-TRAUMA": SpanishWording(
+        (
+            r"\bapunal\w{0,6}\b|\bacuchill\w{0,6}\b|\b(?:balazos?|punaladas?|navajazos?|cuchillazos?|plomazos?"
+            r"|machetazos?|disparos?)\b|\bbalead[oa]s?\b|\bherida (?:de|por) (?:bala|arma de fuego|arma blanca"
+            r"|cuchillo|navaja|escopeta)\b|\barma blanca\b|\bempalad[oa]\b",
+            r"\b(?:le|lo|la|me|les|nos|te) (?:disparo|dispararon|balearon|balacearon|tirotearon|(?:dieron|pegaron"
+            r"|metieron) un (?:balazo|tiro|plomazo))\b|\bse (?:le )?disparo\b",
+            r"\b(?:lo|la|me|le) picaron\b(?! (?:los |las |unos |unas )?(?:mosquitos|abejas|avispas|hormigas|zancudos"
+            r"|moscos|chinches|pulgas|aranas))",
+            r"\b(?:cuchillo|navaja|bala|flecha|varilla|palo|fierro|tubo|clavo|vidrio)\b[^.]{0,20}\b(?:clavad[oa]"
+            r"|encajad[oa]|enterrad[oa]|incrustad[oa]|atravesad[oa]|metid[oa]) (?:en|por) (?:el|la|su|mi) (?:pecho"
+            r"|abdomen|barriga|panza|estomago|cuello|espalda|cabeza|ojo|ingle|costado)\b",
+            r"\bse (?:le )?(?:clavo|enterro|encajo|incrusto) (?:un|una|el|la) (?:\w+ )?(?:en|por) (?:el|la|su|mi)"
+            r" (?:pecho|abdomen|barriga|panza|estomago|cuello|espalda|cabeza|ojo|ingle|costado)\b",
+        ),
+    ),
+    "B-HIGH-RISK-MECHANISM": SpanishWording(
+        (
+            r"\batropell\w{0,6}\b|\barrollad[oa]\b",
+            r"\b" + _VEHICLE + r"\b[^.]{0,15}\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo|arrollo"
+            r"|paso por encima|embistio)\b",
+            r"\b(?:lo|la|le|me|los) (?:pego|golpeo|avento|levanto|tumbo|embistio|arrollo) (?:un|una|el|la) "
+            + _VEHICLE
+            + r"\b",
+            r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b[^.]{0,15}\b(?:"
+            + _VEHICLE
+            + r"|parabrisas|ventana|caballo|cuatrimoto)\b",
+            r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b[^.]{0,20}\b(?:se volteo|se volc\w{0,3}|volc\w{0,3}"
+            r"|dio (?:\w+ )?vueltas|quedo (?:de cabeza|volteado|volteada|al reves|con las llantas (?:para|hacia)"
+            r" arriba))",
+            r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b[^.]{0,30}\b(?:mismo|misma)"
+            r" (?:carro|coche|auto|vehiculo|camioneta)\b|\b(?:mismo|misma) (?:carro|coche|auto|vehiculo|camioneta)"
+            r"\b[^.]{0,30}\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b",
+            r"\b(?:conductor|chofer|pasajer[oa]|acompanante|ocupante)s?\b[^.]{0,15}\b(?:murio|murieron|fallecio"
+            r"|fallecieron|esta muert[oa]|estan muert[oa]s|quedo muert[oa]|sin vida)\b",
+            r"\b(?:moto|motocicleta|motoneta|cuatrimoto|moto de cross)\b[^.]{0,15}\b(?:accidente|choque|choco"
+            r"|se cayo|derrap\w{0,4}|estrell\w{0,4}|impacto)\b|\bmotociclista\b|\b(?:accidente|choque|caida|se cayo"
+            r"|derrape)\b[^.]{0,10}\b(?:de|en|de la|en la|en su) (?:moto|motocicleta|motoneta|cuatrimoto)\b",
+            r"\b(?:alta velocidad|a toda velocidad)\b[^.]{0,20}\b(?:choque|choco|accidente|volc\w{0,3}|estrell\w{0,4}"
+            r"|impacto)|\b(?:choque|choco|accidente|se estrello|impacto)\b[^.]{0,25}\b(?:alta velocidad"
+            r"|a toda velocidad|en la autopista|en la carretera|en el freeway)\b|\b(?:[89]\d|1\d\d) ?(?:km/?h"
+            r"|kilometros por hora)\b|\b(?:[5-9]\d|1\d\d) ?(?:mph|millas por hora)\b",
+            r"\b(?:atrapad[oa]|prensad[oa]|aplastad[oa]|machucad[oa])s? (?:en|dentro del?|bajo|debajo del?"
+            r"|adentro del?|entre) (?:el |la |los |las |su |un |una )?(?:" + _VEHICLE + r"|fierros|escombros|maquina"
+            r"|maquinaria|lamina|asientos?|volante)\b|\bexcarcel\w{0,6}\b|\btuvieron que cortar (?:el|la) (?:carro"
+            r"|coche|puerta|techo)\b",
+        ),
+    ),
+    "B-FALL-FROM-HEIGHT": SpanishWording(
+        (
+            # "escalera" is a ladder after "de"; down the stairs ("por las escaleras") is B-ELDERLY-FALL.
+            r"\b"
+            + _FALL
+            + r" (?:de|del|desde|por) (?:el |la |un |una |lo alto de(?:l| la)? |arriba de(?:l| la)? |su )?"
+            r"(?:techo|azotea|tejado|escalera(?! de (?:la casa|caracol))|andamio|balcon|edificio|puente|barranco"
+            r"|precipicio|acantilado|barranca|segundo piso|tercer piso|cuarto piso|quinto piso|\d+(?:o|er)? piso"
+            r"|ventana|loza|losa|techado)\b",
+            r"\b" + _FALL + r" (?:de|desde) (?:un |una |el |la )?(?:[2-9]|dos|tres|cuatro|cinco|seis) (?:pisos"
+            r"|plantas)\b",
+            r"\b" + _FALL + _HEIGHT_GAP + r"(?:(?:2\d|[3-9]\d|\d{3}) ?(?:pies|ft)\b|(?:[6-9]|[1-9]\d)(?:[.,]\d)? ?(?:m"
+            r"|metros|mts)\b)",
+            r"\bcaida de (?:gran |mucha |bastante )?altura\b|\bcayo de (?:muy )?(?:alto|gran altura|mucha altura)\b"
+            r"|\bse cayo de lo alto\b",
+        ),
+    ),
+    "B-PEDIATRIC-FALL": SpanishWording(
+        (
+            r"\b" + _FALL + _HEIGHT_GAP + r"(?:1\d ?(?:pies|ft)\b|[3-5](?:[.,]\d)? ?(?:m|metros|mts)\b)",
+            r"\b" + _FALL + r" (?:de|del|desde) (?:un |una |el |la )?arbol\b",
+            r"\b(?:[2-5]|dos|tres|cuatro|cinco|el doble|el triple) (?:veces )?(?:de )?su (?:propia )?(?:altura"
+            r"|estatura)\b",
+        ),
+        context=_CHILD,
+    ),
+    "B-ELDERLY-FALL": SpanishWording(
+        (
+            r"\b(?:se cayo|se callo|cayo|callo|se resbalo|rodo|se fue rodando|se vino rodando) (?:por|de|desde lo alto"
+            r" de) (?:las |unas |todas las |\d{2} |(?:diez|doce|quince|veinte) )?(?:escaleras|escalones|gradas)\b",
+            r"\b(?:rodo|cayo|se cayo|se fue|se vino) escaleras abajo\b",
+        ),
+        context=_ELDERLY,
+    ),
+    "B-DIVING-INJURY": SpanishWording(
+        (
+            r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b[^.]{0,30}\b(?:poco profund\w{0,3}"
+            r"|bajit[oa]|lado bajo|parte baja|" + _WATER + r")\b",
+            r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b",
+        ),
+        context=(
+            r"\bcuello\b|\bnuca\b|\bcervical\b|\bcolumna\b|\bhormigue\w{0,4}|\bentumi\w{0,4}|\badormec\w{0,5}"
+            r"|\bdebil\w{0,4}|\bno (?:puede|pudo) (?:mover|sentir)|\bno siente\b|\bparaliz\w{0,4}",
+            r"\bse (?:pego|golpeo) (?:en )?(?:la|su) cabeza\b|\bde cabeza\b|\b(?:pego|se pego|se golpeo|choco)"
+            r" (?:con|contra) el fondo\b|\bdolor de espalda\b",
+        ),
+    ),
+    "B-ALTERED-MENTAL-STATUS": SpanishWording(
+        (
+            r"\bconfundid[oa]\b|\bconfusion\b|\bdesorientad[oa]\b|\bdesorientacion\b",
+            r"\bletargic[oa]\b|\baletargad[oa]\b|\bsomnolient[oa]\b|\bcuesta (?:mucho )?despertarl[oa]\b"
+            r"|\bdificil de despertar\b",
+            r"\bno (?:sabe|reconoce) (?:donde esta|quien es|a nadie|en que (?:dia|ano)|que dia|a su familia"
+            r"|a sus hijos)\b",
+            r"\bdesvari\w{0,4}|\bdelira\w{0,4}|\bdelirio\b|\bincoherente\b|\bhabla incoherencias\b|\bdice (?:puras )?"
+            r"(?:incoherencias|cosas sin sentido)\b",
+            r"\b(?:esta|anda) (?:actuando|comportandose) (?:muy )?(?:raro|rara|extrano|extrana)\b|\b(?:actua|se"
+            r" comporta) (?:muy )?(?:raro|rara|extrano|extrana)\b",
+            r"\bse (?:desmayo|privo|desvanecio|quedo privad[oa])\b|\bdesmay\w{0,4}\b|\bperdio (?:el )?(?:conocimiento"
+            r"|sentido|la conciencia)\b|\bsincope\b",
+            r"\bse (?:desplomo|colapso)\b|\bcolaps\w{0,4}\b",
+            r"\b(?:entra y sale|pierde y recupera) (?:de )?(?:la )?conciencia\b|\bresponde (?:solo |nada mas )?a la"
+            r" voz\b|\bno esta en sus cinco sentidos\b|\bestado mental alterado\b|\bcambio (?:en su|de) (?:estado"
+            r" mental|conducta|comportamiento)\b",
+        ),
+    ),
+    "B-RESPIRATORY-DISTRESS": SpanishWording(
+        (
+            r"\bno (?:puede|puedo|podia|pudo) respirar\b|\bno (?:puede|puedo) (?:agarrar|tomar|jalar|recuperar)"
+            r" (?:el )?aire\b|\bno (?:me|le) (?:entra|llega|alcanza) el aire\b",
+            r"\b(?:lucha|luchando|batalla|batallando|peleando) (?:para|por) respirar\b"
+            r"|\bse (?:esta )?asfixia(?:ndo)?\b",
+            r"\b(?:ataque|crisis) (?:de asma|asmatica)\b[^.]{0,10}\b(?:fuerte|grave|severa?|muy mal|terrible"
+            r"|horrible)\b|\b(?:fuerte|grave|severa?|terrible|tremend[oa]) (?:ataque|crisis) (?:de asma|asmatica)\b",
+            r"\b(?:mucha|severa|grave) (?:dificultad para respirar|falta de aire)\b|\ble falta (?:mucho|muchisimo"
+            r"|demasiado) el aire\b|\bdificultad respiratoria (?:severa|grave|importante)\b|\bdistres respiratorio\b"
+            r"|\binsuficiencia respiratoria\b",
+            r"\b(?:solo|nada mas|nomas|apenas) (?:puede )?(?:dice|decir|habla|hablar|le salen) (?:una o dos|unas pocas"
+            r"|pocas|dos o tres|un par de|una|unas)(?: palabras?| palabras sueltas)?\b",
+            r"\bno (?:puede|alcanza a) (?:hablar|decir) (?:una )?(?:frases?|oraciones?) (?:completas?|enteras?)\b"
+            r"|\bhabla entrecortad[oa]\b",
+            r"\b(?:se le )?hunden? (?:las costillas|el pecho|entre las costillas)\b|\btiraje\b|\baleteo nasal\b",
+        ),
+    ),
+    "B-PE-RISK": SpanishWording(
+        (
+            r"\bfalta de (?:aire|respiracion)\b|\b(?:le|me|te) falta (?:el )?aire\b|\bdificultad (?:para|al)"
+            r" respirar\b|\b(?:le|me) cuesta (?:mucho |trabajo )?respirar\b|\bsin aliento\b|\bdisnea\b"
+            r"|\bsofocad[oa]\b|\bse (?:ahoga|agita) (?:al|cuando|con|mucho|facil|rapido)\b|\brespira (?:con"
+            r" dificultad|muy agitad[oa]|agitad[oa])\b",
+            r"\bdolor (?:\w+ )?(?:al|cuando) (?:respirar|respira|inhalar|toma aire)\b|\bduele (?:al|cuando)"
+            r" (?:respirar|respira|toma aire)\b",
+        ),
+        context=(
+            r"\bpastillas? anticonceptivas?\b|\banticonceptiv\w{0,3}\b|\bpastillas? (?:para no embarazarse|de"
+            r" planificar|para planificar)\b|\bestrogen\w{0,3}\b|\bparche anticonceptivo\b",
+            r"\b(?:cirugia|operacion)\b[^.]{0,20}\b(?:reciente|hace (?:\d+|un|una|unos|unas|dos|tres|pocos)"
+            r" (?:dias?|semanas?)|la semana pasada|ayer|el mes pasado)\b|\b(?:lo|la|me|le) operaron\b[^.]{0,20}"
+            r"\b(?:hace (?:\d+|un|una|unos|unas|dos|tres|pocos) (?:dias?|semanas?)|la semana pasada|ayer)\b"
+            r"|\brecien operad[oa]\b|\bpostoperatori[oa]\b|\bpost ?operad[oa]\b|\b(?:vuelo|viaje) (?:largo|de"
+            r" (?:muchas|varias|\d+) horas)\b|\blargo (?:vuelo|viaje)\b",
+            r"\bposparto\b|\bpostparto\b|\bpuerperio\b|\bdio a luz\b|\b(?:tuvo|acaba de tener) (?:a )?(?:su |un |una"
+            r" |el |la )?(?:bebe|nin[oa])\b|\bcesarea\b",
+            r"\b(?:pantorrilla|chamorro|pierna) (?:\w+ )?(?:hinchad[oa]|inflamad[oa]|adolorid[oa]|roja|caliente)\b"
+            r"|\bdolor (?:en|de) (?:la )?pantorrilla\b|\bse le hincho (?:la|una) pierna\b|\buna pierna (?:mas )?"
+            r"hinchad[oa]\b",
+            r"\btrombosis\b|\bcoagulos? en (?:la|las|el|los) (?:pierna|piernas|pulmon|pulmones)\b|\bembolia"
+            r" pulmonar\b|\btromboembolia\b|\btvp\b",
+        ),
+    ),
+    "B-SEVERE-PAIN": SpanishWording(
+        (
+            r"\b(?:el )?peor dolor (?:de cabeza )?(?:de|en) (?:toda )?(?:su|mi) vida\b",
+            r"\bdolor (?:\w+ ){0,2}?(?:insoportable|inaguantable|terrible|horrible|atroz|insufrible|espantoso|brutal"
+            r"|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
+            r"\b(?:gritando|grita|llorando|retorciendose|se retuerce|se esta retorciendo|chillando|aullando) (?:de|del"
+            r"|por el) dolor\b|\bno (?:aguanta|soporta) el dolor\b",
+            r"\bdolor de cabeza (?:subito|repentino|en trueno|explosivo)\b|\bcefalea en trueno\b",
+        ),
+    ),
+    "B-MENINGITIS-SIGNS": SpanishWording(
+        (
+            r"\b(?:cuello|nuca) (?:\w+ ){0,2}?(?:rigid[oa]|ties[oa]|duro|dura|engarrotad[oa])\b|\brigidez (?:de|en)"
+            r" (?:el |la )?(?:cuello|nuca)\b|\brigidez nucal\b|\bmeningi\w{0,4}\b",
+            r"\bno (?:puede|puedo) (?:doblar|bajar|agachar) (?:el cuello|la cabeza|la barbilla)(?: (?:hacia|al|hasta"
+            r" el) pecho)?\b",
+        ),
+        context=(
+            *_FEVER,
+            r"\bdolor de cabeza (?:subito|repentino|muy fuerte|terrible|horrible|insoportable)\b|\bpeor dolor de"
+            r" cabeza\b|\bcefalea en trueno\b",
+            r"\bfotofobia\b|\bla luz le (?:molesta|duele)\b|\bsensible a la luz\b|\ble molesta la luz\b",
+            r"\bconfundid[oa]\b|\bletargic[oa]\b|\baletargad[oa]\b|\b(?:salpullido|sarpullido|ronchas|manchas"
+            r"|erupcion)\b|\bmeningitis\b",
+        ),
+    ),
+    "B-PURPURIC-RASH": SpanishWording(
+        (
+            r"\b(?:manchas|manchitas|puntos|puntitos|ronchas|granitos|sarpullido|salpullido|erupcion)"
+            r"(?: \w+){0,2}? (?:morad[oa]s?|moradit[oa]s|violeta|rojo oscuro|color vino|como moretones|de sangre)\b",
+            r"\bpurpura\b|\bpetequia\w{0,2}\b",
+            r"\b(?:manchas|puntos|puntitos|ronchas|sarpullido|salpullido|erupcion) (?:que )?no (?:se )?(?:quitan?"
+            r"|desaparecen?|borran?|aclaran?|palidecen?|blanquean?|van) (?:al (?:apretar|presionar|aplastar)|con (?:el"
+            r"|un) vaso)\b",
+        ),
+        context=(
+            *_FEVER,
+            r"\bletargic[oa]\b|\baletargad[oa]\b|\bdecaid[oa]\b|\bsin fuerzas\b|\bcomo (?:un )?trapo\b"
+            r"|\bconfundid[oa]\b|\bmuy (?:enferm[oa]|mal|malit[oa])\b",
+        ),
+    ),
+    "B-OVERDOSE-POISONING": SpanishWording(
+        (
+            r"\bsobredosis\b",
+            r"\bse (?:paso|excedio) (?:con|de) (?:las |la |su )?(?:droga|drogas|pastillas|medicina|medicamento"
+            r"|heroina|fentanilo|dosis)\b",
+            r"\bse (?:tomo|trago|comio|tomaron|metio)\b[^.]{0,15}?\b(?:todas|todos|un (?:frasco|bote|puno|punado"
+            r"|monton)|una (?:caja|botella|tira)|el frasco|la caja|el bote)\b[^.]{0,25}?\b(?:pastillas|tabletas"
+            r"|pildoras|medicinas|medicamentos|capsulas|pastas|chochos)\b",
+            r"\benvenen\w{0,6}\b|\bintoxicad[oa]\b(?! (?:con|por) (?:comida|algo que comio|mariscos|alimentos))"
+            r"|\bintoxicacion\b(?! alimentaria| por (?:comida|alimentos|mariscos))",
+            r"\bmonoxido de carbono\b|\bmonoxido\b",
+            r"\bnarcan\b|\bnaloxona\b",
+        ),
+    ),
+    "B-LARGE-INGESTION": SpanishWording(
+        (
+            r"\b(?:se )?(?:tomo|trago|comio|metio|tomaron|ha tomado|ingirio)\s+(?:como |unas? |mas de |alrededor de"
+            r" |aproximadamente |casi |hasta |al menos |por lo menos )?(?:\d{2,3}|veinte|treinta|cuarenta|cincuenta"
+            r"|sesenta|cien|docenas de|un monton de)\b(?!\s*(?:mg|mcg|g|ml|cc|unidades|minutos|min|horas|hrs|dias"
+            r"|anos)\b)[^.]{0,30}?\b" + _DRUGS + r"\b",
+            r"\b(?:se )?(?:tomo|trago|comio|metio|vacio|acabo)\b[^.]{0,15}?\b(?:todo el (?:frasco|bote|blister"
+            r"|paquete|envase)|toda la (?:caja|botella|tira)|un (?:frasco|bote) (?:entero|completo)|una (?:caja"
+            r"|botella|tira) (?:entera|completa)|el frasco entero|la caja entera|la botella entera|todas (?:las|sus)"
+            r" (?:pastillas|tabletas|pildoras|capsulas|medicinas))\b",
+            r"\b(?:frasco|bote|caja|blister|botella) (?:de (?:pastillas|medicina|medicamentos?|tabletas) )?vaci[oa]\b",
+            r"\b(?:sobredosis|ingesta|intoxicacion) (?:intencional|voluntaria|a proposito|deliberada)\b|\bintento"
+            r" de (?:sobredosis|envenenamiento|intoxicacion)\b",
+            r"\b(?:se )?(?:tomo|trago|comio|bebio|tomaron)\b[^.]{0,40}\b(?:a proposito|intencionalmente|adrede"
+            r"|deliberadamente|para (?:matarse|morirse|suicidarse|no despertar))\b",
+            r"\b(?:intento|trato de|quiso|queria) (?:envenenarse|intoxicarse|tomarse una sobredosis|darse una"
+            r" sobredosis)\b",
+        ),
+    ),
+    "B-TOXIC-INGESTION": SpanishWording(
+        (
+            r"\b" + _INGEST + _WORD_GAP + _SUBSTANCES,
+            _SUBSTANCES + r"[^.]{0,30}?\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
+            r"|ingerid[oa]s?|tragad[oa]s?)\b",
+            r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b[^.]{0,25}?\b(?:pastillas?|tabletas?|pildoras?|medicinas?"
+            r"|medicamentos?|parches?|vitaminas)\b[^.]{0,15}?\bde (?:la |el |su |mi |sus |mis |los )?(?:abuel[oa]s?"
+            r"|abuelit[oa]s?|mama|papa|madre|padre|tia|tio|herman[oa]|vecin[oa]|otra persona|alguien mas)\b",
+            r"\b(?:se metio|se subio|agarro|abrio) (?:a |al |el |la )?(?:botiquin|gabinete de (?:las )?medicinas"
+            r"|pastillero)\b",
+        ),
+    ),
+    "B-PEDIATRIC-INGESTION": SpanishWording(
+        (
+            r"\b(?:se (?:trago|comio|metio|chupo|mastico)|trago|comio|ingirio|mastico|chupo|agarro|se tomo (?:todo"
+            r"|toda|todas|todos|un monton|varias|muchas))" + _WORD_GAP + r"(?:[\w'-]+ )?(?:pastillas?|pastillitas"
+            r"|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|jarabe|vitaminas|gomitas|comestibles"
+            r"|parches?)\b",
+            r"\b(?:pastillas?|tabletas?|capsulas?|medicinas?|medicamentos?) (?:ingeridas?|tragad[oa]s?)\b",
+        ),
+        context=_CHILD,
+    ),
+    "B-OBSTETRIC": SpanishWording(
+        (
+            r"\bya se (?:le )?ve la cabe(?:za|cita)\b|\bse (?:le )?ve la cabe(?:za|cita) del bebe\b|\bcoronando\b",
+            r"\bya (?:viene|va a nacer|esta naciendo|esta saliendo) el bebe\b|\bel bebe (?:ya )?(?:viene|esta saliendo"
+            r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b",
+            _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|vision borrosa|ve borroso|convulsi\w{0,6})",
+            _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
+            r"\b(?:se (?:le )?ve|salio|esta saliendo|se (?:le )?salio|cuelga) (?:el )?cordon(?: umbilical)?\b"
+            r"|\bcordon (?:umbilical )?(?:afuera|de fuera|por fuera|salido|colgando|prolapsado)\b|\bprolapso de"
+            r" cordon\b",
+            r"\b(?:eclampsia|preeclampsia|pre-eclampsia|desprendimiento de (?:la )?placenta|hellp)\b",
+            r"\b(?:el )?bebe (?:ya )?no (?:se )?(?:mueve|ha movido|movia|patea|ha pateado)\b(?! (?:el|la|los|las|su"
+            r"|sus)"
+            r" \w+)|\bno (?:siente|siento|he sentido|ha sentido|sentia) (?:que se mueva|moverse|al bebe|el bebe|los"
+            r" movimientos|patadas|que patee)\b|\b(?:menos|pocos|disminucion de|ausencia de) movimientos?"
+            r" (?:fetales|del bebe)\b|\bel bebe se mueve (?:menos|muy poco|casi nada)\b",
+        ),
+    ),
+    "B-PREGNANCY-RISK": SpanishWording(
+        (
+            _PREGNANT + r"[^.]{0,60}?" + _PREGNANCY_SIGN,
+            _PREGNANCY_SIGN.replace("?P<also>", "?:") + r"[^.]{0,60}?(?P<also>" + _PREGNANT + ")",
+            r"\bectopico\b(?<!antecedente de embarazo ectopico)(?<!antecedentes de embarazo ectopico)"
+            r"(?<!historia de embarazo ectopico)(?<!historial de embarazo ectopico)" + _HISTORY_AHEAD,
+            r"\b(?:no (?:le|me) (?:ha )?(?:bajado|baja|llegado|llega|viene|venido) (?:la regla|el periodo"
+            r"|la menstruacion|su periodo|su regla)|se (?:le|me) (?:atraso|retraso|paso) (?:la regla|el periodo"
+            r"|la menstruacion)|(?:regla|periodo|menstruacion) (?:atrasad[oa]|retrasad[oa])|retraso menstrual)\b"
+            r"[^.]{0,60}?" + _PREGNANCY_SIGN,
+        ),
+    ),
+    "B-TESTICULAR-TORSION": SpanishWording(
+        (
+            r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles|privadas))\b[^.]{0,20}?\b(?:dolor"
+            r"|duele|duelen|hinchad[oa]s?|inflamad[oa]s?|torsion|torcid[oa])\b",
+            r"\b(?:dolor|hinchazon|inflamacion)\b[^.]{0,20}?\b(?:testicul\w{0,3}|escrot\w{0,2}|partes (?:intimas"
+            r"|nobles|privadas))\b",
+            r"\btorsion\b(?! de (?:tobillo|rodilla|muneca|pie|cuello))",
+        ),
+        context=(
+            r"\bde repente\b|\bderrepente\b|\bde golpe\b|\brepentin\w{0,4}|\bsubit\w{0,4}|\bagudo\b|\bfuerte\b"
+            r"|\bsevero\b|\bintenso\b|\binsoportable\b|\b(?:lo|la|me) desperto\b|\bse desperto con\b|\btorsion\b",
+            r"\bvomit\w{0,5}|\bnause\w{0,3}|\bhace (?:una|\d+|unas|pocas) horas?\b|\bdesde (?:esta manana|anoche"
+            r"|hoy)\b",
+            r"\b(?:mas )?(?:arriba|subido)\b",
+        ),
+    ),
+    "B-HEAD-INJURY-RISK": SpanishWording(
+        (
+            r"\bse (?:pego|golpeo|dio|lastimo|rompio|abrio|descalabro|dio un golpe|dio un madrazo) (?:en |con "
+            r"|contra )?"
+            r"(?:la |su )?cabeza\b|\bse descalabro\b|\bcayo de cabeza\b",
+            r"\b(?:golpe|golpazo|trancazo|madrazo|chingadazo|chichon|chipote|herida|cortada|corte|pedrada)"
+            r" (?:fuerte |muy fuerte )?(?:en|de) (?:la |su )?(?:cabeza|frente|mollera|craneo)\b",
+            r"\b(?:lesion|trauma|traumatismo|herida|golpe) (?:en la |de |en el )?(?:cabeza|craneal"
+            r"|craneoencefalico|cuero cabelludo)\b|\btraumatismo craneo\w{0,12}\b",
+        ),
+        context=(
+            r"\b(?:perdio|perdida de|sin) (?:el )?(?:conocimiento|sentido|la conciencia|conciencia)\b|\bquedo"
+            r" (?:inconsciente|noquead[oa]|privad[oa]|desmayad[oa])\b|\bse (?:desmayo|privo|desvanecio)\b"
+            r"|\bnoquead[oa]\b",
+            _ANTICOAGULANT,
+            r"\bvomit\w{0,5}|\bdevolvi\w{0,3}\b",
+            r"\bconvuls\w{0,6}",
+            r"\bborrach[oa]\b|\btomad[oa]\b|\bebri[oa]\b|\bebriedad\b|\bbebiendo\b|\balcohol\b|\bcerveza\b"
+            r"|\btequila\b|\bvodka\b|\bwhisky\b|\bmezcal\b|\baguardiente\b|\bguaro\b|\bpisto\b|\bintoxicad[oa]\b",
+        ),
+    ),
+    "B-MAJOR-BURN": SpanishWording(
+        (
+            r"\bquemadur\w{0,2} (?:en|de) (?:la |el |su |toda la |todo el )?(?:cara|rostro|cuello|pecho|vias"
+            r" respiratorias|via aerea|boca|todo el cuerpo|espalda)\b|\bse (?:quemo|le quemo|ha quemado) (?:toda )?"
+            r"(?:la cara|el cuello|el pecho|todo el cuerpo|la espalda)\b|\bquemad[oa] (?:de|en) (?:la cara|el cuello"
+            r"|el pecho|todo el cuerpo)\b",
+            r"\b(?:cejas|pestanas) quemadas\b|\bse le quemaron (?:las cejas|los pelos de la nariz|las pestanas)\b"
+            r"|\bhollin en (?:la boca|la nariz)\b",
+            r"\bquemaduras? (?:grandes|extensas|graves|severas|de tercer grado|muy grandes)\b|\b(?:gran|grandes"
+            r"|extensas|graves|severas) quemaduras?\b|\bquemad[oa] (?:en|por) todo el cuerpo\b",
+            r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b[^.]{0,60}\b(?:quem"
+            r"|humo)|\bse (?:incendio|quemo) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem|humo)",
+            r"\binhal\w{0,5} (?:de )?(?:mucho )?humo\b|\b(?:aspiro|trago|respiro) mucho humo\b|\bintoxicacion por"
+            r" humo\b",
+        ),
+    ),
+    "B-TEMPERATURE-EXTREME": SpanishWording(
+        (
+            r"\bhipoterm\w{0,3}\b|\bgolpe de calor\b|\bhiperterm\w{0,3}\b",
+            r"\b(?:lo|la) encontr\w{0,5} (?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio|a la"
+            r" intemperie)\b[^.]{0,30}\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
+        ),
+    ),
+    "B-LIMB-ISCHEMIA": SpanishWording(
+        (
+            r"\bsindrome compartimental\b|\bdolor desproporcionado\b",
+            r"\b(?:pierna|pie|brazo|mano|dedos|extremidad)\b(?: \w+){0,2}? (?:fri[oa]s? y (?:palid[oa]s?|blanc[oa]s?"
+            r"|morad[oa]s?|azul(?:es)?|dormid[oa]s?|sin pulso)|(?:palid[oa]s?|blanc[oa]s?|morad[oa]s?|azul(?:es)?) y"
+            r" fri[oa]s?|helad[oa]s? y (?:palid[oa]s?|blanc[oa]s?|morad[oa]s?)|sin pulso)\b",
+            r"\bno (?:tiene|hay|se (?:le )?(?:siente|encuentra)|le (?:siento|encuentro)) (?:el )?pulso (?:en|del|de la"
+            r"|de) (?:el |la |su |mi )?(?:pie|pierna|brazo|mano|muneca|tobillo)\b",
+        ),
+    ),
+    "B-ENVENOMATION": SpanishWording(
+        (
+            r"\b(?:mordedura|mordida|piquete|picadura) (?:de |por )?(?:una |un )?(?:vibora|serpiente|culebra|cascabel"
+            r"|coralillo|coral|nauyaca|mocasin|cobra|alacran|escorpion|arana viuda negra|viuda negra|violinista)\b",
+            r"\b(?:lo|la|le|me|nos) (?:mordio|pico|picaron|mordieron) (?:una |un |la |el )?(?:vibora|serpiente|culebra"
+            r"|cascabel|coralillo|coral|nauyaca|mocasin|cobra|alacran|escorpion|viuda negra|arana viuda negra"
+            r"|violinista)\b",
+            r"\b(?:vibora|serpiente|culebra|cascabel|coralillo|nauyaca|alacran|escorpion|viuda negra)\b[^.]{0,20}"
+            r"\b(?:lo|la|le|me|nos) (?:mordio|pico)\b|\bemponzonamiento\b",
+        ),
+    ),
+    "B-SEPSIS-NEUTROPENIA": SpanishWording(
+        _FEVER,
+        context=(
+            r"\bquimio\w{0,7}\b",
+            r"\btra(?:n)?splant\w{0,4}\b",
+            r"\bneutropeni\w{0,2}\b|\bdefensas (?:bajas|muy bajas)\b|\bsistema inmune (?:debil|bajo|comprometido"
+            r"|deprimido)\b|\binmunosupri\w{0,4}|\binmunodepri\w{0,4}|\binmunocomprometid\w{0,2}|\bvih\b|\bsida\b"
+            r"|\bhiv\b",
+            r"\b(?:toma|tomando|en tratamiento con|recibe|usa) (?:\w+ )?(?:esteroides|prednisona|dexametasona"
+            r"|metotrexato|biologicos?|humira|remicade|tacrolimus|ciclosporina|micofenolato|cellcept)\b",
+            r"\bdrepanocit\w{0,4}|\banemia falciforme\b|\bcelulas falciformes\b|\bsin bazo\b|\b(?:le quitaron|le"
+            r" sacaron) el bazo\b|\besplenectom\w{0,3}|\basplen\w{0,3}",
+            r"\bdialisis\b|\bhemodialisis\b|\binsuficiencia renal (?:cronica|terminal)\b",
+            r"\bleucemia\b|\blinfoma\b|\bmieloma\b|\bmedula osea\b|\bcelulas madre\b|\bradioterapia\b",
+            r"\bport-?a-?cath\b|\bpuerto (?:implantado|venoso)\b|\bcateter (?:central|venoso central|picc)\b|\bpicc\b",
+        ),
+    ),
+    "B-NEONATE-ILL": SpanishWording(
+        (
+            *_FEVER,
+            r"\bno (?:quiere |ha querido |puede )?(?:comer|mamar|lactar|alimentarse|agarrar el pecho|tomar (?:leche"
+            r"|pecho|el pecho|su leche|la mamila|el biberon|la mamadera|el tetero|su formula|formula))\b|\bno (?:come"
+            r"|mama|toma pecho|toma leche|esta comiendo|esta mamando)\b|\b(?:rechaza|rechazando) (?:el pecho|la leche"
+            r"|la mamila|el biberon|la formula)\b|\bcome (?:muy )?poco\b",
+            r"\bno (?:esta|anda|se ve|actua) (?:normal|como siempre)\b|\bno (?:es|parece) (?:el|ella) mism[oa]\b"
+            r"|\bletargic[oa]\b|\baletargad[oa]\b|\bflacid[oa]\b|\baguadit[oa]\b|\bcomo (?:un )?trapo\b"
+            r"|\bdesguanzad[oa]\b|\bdecaid[oa]\b",
+            r"\bcuesta (?:mucho )?despertarl[oa]\b|\bdificil de despertar\b|\bno se despierta (?:para comer|bien)\b"
+            r"|\bquejid\w{0,2}\b|\bse queja al respirar\b|\bpiel (?:marmorea|moteada|jaspeada)\b",
+            r"\bhipotermi\w{0,2}\b|\brespira (?:muy )?(?:rapido|agitad[oa]|raro|feo|con esfuerzo)\b",
+        ),
+        context=_NEONATE,
+    ),
+    "B-INFANT-FEVER": SpanishWording(
+        (
+            *_FEVER,
+            r"\b(?:se siente|esta|lo siento|la siento|se nota) (?:muy |bien )?calient(?:e|ito|ita)\b",
+        ),
+        context=_INFANT,
+    ),
+    "B-ILL-CHILD": SpanishWording(
+        (
+            r"\bno (?:esta|anda) (?:actuando )?(?:normal|como siempre)\b|\bno actua (?:normal|como siempre)\b"
+            r"|\bno (?:es|parece) (?:el|ella) mism[oa]\b|\bflacid[oa]\b|\baguadit[oa]\b|\bcomo (?:un )?trapo\b"
+            r"|\bdesguanzad[oa]\b|\bletargic[oa]\b|\baletargad[oa]\b|\bmuy apagad[oa]\b",
+            r"\bcuesta (?:mucho )?despertarl[oa]\b|\bdificil de despertar\b",
+            r"\bno (?:ha )?(?:moja|mojado|mojo) (?:el |los |su |sus )?panal(?:es)?\b|\bpanal(?:es)? sec[oa]s?\b",
+            r"\bno (?:ha )?(?:orinado|hecho pipi|hecho pis|orina|hace pipi)\b[^.]{0,15}\b(?:en todo el dia|desde"
+            r" (?:ayer|anoche|esta manana|hace (?:\d+|muchas|varias) horas)|en (?:(?:8|9|1\d|2\d|ocho|nueve|diez"
+            r"|doce|veinte) horas|un dia))\b",
+            r"\b(?:mollera|fontanela) hundida\b|\bojos hundidos\b|\bllora sin lagrimas\b|\bno le salen lagrimas\b",
+        ),
+        context=_CHILD,
+    ),
+    "B-HYPOGLYCEMIA-DKA": SpanishWording(
+        (
+            r"\b(?:azucar|glucosa|glicemia|glucemia|destro|dxt)\b\s*(?:(?:en|de|esta en|es de|esta|le salio|salio en"
+            r"|marca|marco|bajo a|:)\s*){0,2}(?:[1-4]\d|[1-9])\b(?![.,]\d|\s*(?:anos|dias|horas|minutos|semanas))",
+            r"\b(?:azucar|glucosa) (?:muy |bien |super )?baja\b|\bse (?:le|me) (?:bajo|cayo|esta bajando) (?:mucho )?"
+            r"(?:el |la )?(?:azucar|glucosa)\b|\bbaja de azucar\b|\bbajon de azucar\b",
+            r"\bhipogl[iu]cemi\w{0,2}\b|\bcetoacidosis\b",
+        ),
+    ),
+    "B-ANAPHYLAXIS-RISK": SpanishWording(
+        (
+            r"\breaccion alergica\b|\b(?:le dio|le esta dando|tiene) (?:una )?alergia\b",
+            r"\bronchas\b|\burticaria\b|\bhabones\b",
+            r"\bepi-?pen\b|\bepinefrina\b",
+        ),
+        context=(
+            r"\bhinch\w{0,5}|\binflam\w{0,5}",
+            r"\bsilb\w{0,4}|\bchifl\w{0,4}",
+            r"\brespir\w{0,5}|\baire\b",
+            r"\bmare(?:o|os|ad[oa]|ando|a)\b",
+            r"\bvomit\w{0,5}",
+            r"\bepi-?pen\b|\bepinefrina\b",
+            r"\b(?:picadura|piquete) de (?:abeja|avispa)|\b(?:lo|la|le|me) pic(?:o|aron) (?:una |unas |un )?"
+            r"(?:abejas?|avispas?|abejorros?)\b",
+            r"\bcacahuate\w{0,2}|\bmani\b|\bnueces\b|\bmariscos\b|\bcamarones?\b",
+        ),
+    ),
+    "B-MISSED-DIALYSIS": SpanishWording(
+        (
+            r"\b(?:no (?:fue|ha ido|pudo ir|ha podido ir|asistio|se hizo|le hicieron|se ha hecho) (?:a )?(?:su |la )?"
+            r"(?:sesion de )?(?:hemo)?dialisis|(?:falto|ha faltado|perdio|se salto|se brinco) (?:a )?(?:su |la |una"
+            r" |dos )?(?:sesion(?:es)? de |cita de )?(?:hemo)?dialisis)\b(?! (?:cateter|fistula|acceso))",
+            r"\b(?:dialisis|hemodialisis)\b[^.]{0,15}\b(?:la )?(?:perdio|falto|se salto|no fue|no la hizo"
+            r"|no se la hicieron)\b",
+        ),
+    ),
+    "B-ICD-SHOCK": SpanishWording(
+        (
+            r"\b(?:desfibrilador|dai|cardiodesfibrilador|marcapasos|aparat(?:o|ito) del corazon)\b[^.]{0,30}"
+            r"\b(?P<also>(?:le|me|lo|la) (?:dio|dieron|esta dando|ha dado|acaba de dar)(?: \w+){0,2}? (?:descargas?"
+            r"|choques?|toques?|shocks?)|(?:se )?(?:disparo|activo|descargo))\b",
+            r"\bdescargas? (?:de|del) (?:su |el |mi )?(?:desfibrilador|dai|marcapasos)\b",
+        ),
+    ),
+    "B-SICKLE-CELL-CRISIS": SpanishWording(
+        (
+            r"(?<!rasgo )(?<!rasgo de )(?<!portador de )(?<!portadora de )(?<!celulas )\b(?:anemia )?(?:falciforme"
+            r"|drepanocit\w{0,4}|celulas falciformes)\b|\bcrisis vaso-?oclusiva\b|\bsindrome toracico agudo\b",
+        ),
+        context=(
+            r"\bcrisis\b|\bdolor\b|\bduele\b|\bduelen\b|\bpriapismo\b|\bpecho\b|\bfalta (?:de )?(?:el )?aire\b"
+            r"|\bdificultad para respirar\b",
+            *_FEVER,
+        ),
+    ),
+    "B-WITHDRAWAL": SpanishWording(
+        (
+            r"\bdelirium tremens\b|\bdelirio tremens\b|\bconvulsiones por (?:abstinencia|dejar (?:de tomar|el alcohol"
+            r"|la bebida))\b",
+            r"\babstinencia (?:alcoholica|de alcohol|al alcohol|del alcohol|de benzodiacepinas|de clonazepam"
+            r"|de alprazolam|de pastillas para dormir)\b|\b(?:dejo|ha dejado|dejar) (?:de (?:tomar|beber) (?:alcohol"
+            r"|licor|cerveza|de golpe)|el alcohol|la bebida|el trago|el pisto|las benzodiacepinas|el clonazepam"
+            r"|el alprazolam|el rivotril)\b",
+        ),
+        context=(
+            r"\btembl\w{0,5}|\btembladera\b|\btemblores?\b|\bsacudid\w{0,3}|\balucin\w{0,6}|\bve (?:bichos|animales"
+            r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT[2:-2] + r"|\bagitad\w{0,2}"
+            r"|\bconfundid[oa]\b|\binquiet[oa]\b",
+            r"\bdelirium tremens\b|\bdelirio tremens\b",
+        ),
+    ),
+}
+
+SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES, **_B_RULES}
