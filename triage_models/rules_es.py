@@ -128,7 +128,9 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|muy bien|tan bien|por la nariz|por la boca|hondo|profundo))",
             r"\b(?:dejo|deja|ha dejado|dejaba|paro|ha parado) de respirar\b",
             r"\bse (?:le )?(?:paro|detuvo|fue|corto) la respiracion\b|\bparo respiratorio\b",
-            r"\bsin respira(?:r|cion)\b|\bno (?:tiene|hay) respiracion\b",
+            r"\bsin respira(?:r|cion)\b|\bno (?:tiene|hay) respiracion\b(?! (?:agonic\w{0,2}|anormal|ruidosa"
+            r"|dificultosa"
+            r"|rara|extrana|con))",
             r"\bno (?:lo |la |le )?(?:veo|siento|escucho|oigo|vemos) (?:que )?respir(?:ar|e|ando)\b",
             r"\b(?:apenas|casi no|casi ni) respira\b",
             r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
@@ -215,9 +217,14 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bno (?:puede|pudo|podia) (?:hablar|respirar) ni toser\b|\bno (?:puede|pudo|podia) (?:toser|respirar)"
             r" ni hablar\b",
             r"\bobstruccion de (?:la )?via aerea\b|\bvia aerea (?:obstruida|bloqueada|tapada)\b",
-            _CYANOSIS_BEFORE + r"\b(?:se (?:esta poniendo|puso|pone|ha puesto|volvio|le puso)|esta|se ve|esta bien"
-            r"|esta todo|esta toda) (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa]|azul|azulad[oa]|azulit[oa]"
-            r"|negrit[oa])\b",
+            # "esta morado" is also a bruise ("el dedo del pie esta morado"): taken as cyanosis only beside a breathing sign.
+            r"\bse (?:esta poniendo|puso|pone|ha puesto|volvio|le puso) (?:todo |toda |bien |muy )?(?:moradit[oa]"
+            r"|morad[oa]|azul|azulad[oa]|azulit[oa]|negrit[oa])\b",
+            _CYANOSIS_BEFORE + r"\b(?:esta|se ve) (?:todo |toda |bien |muy )?(?:azul|azulad[oa]|azulit[oa])\b",
+            r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=[^.]{0,30}\b(?:respir|ahog|aire|atragant"
+            r"|atora|tose|toser|responde|reacciona))",
+            r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde|reacciona)\w{0,6}\b[^.]{0,30}\besta (?:todo "
+            r"|toda |bien |muy )?(?:moradit[oa]|morad[oa])\b",
             r"\b(?:labios|boca|cara|carita|labiecitos|trompita|boquita) (?:\w+ )?(?:morad[oa]s?|azul(?:es)?"
             r"|azulad[oa]s?|moradit[oa]s?)\b",
             r"\bcianotic[oa]\b|\bcianosis\b",
@@ -320,7 +327,8 @@ _PREGNANT = (
     r"(?:(?<!prueba de )(?<!test de )(?<!examen de )\bembarazad[ao]\b|(?<!prueba de )(?<!test de )(?<!examen de )"
     r"\bembarazo\b|\bencinta\b|\bprenada\b|\besta en estado\b(?! de)|\bespera(?:ndo)? (?:un )?bebe\b"
     r"|\b(?:prueba|test|examen) de embarazo (?:salio |dio |es |fue )?positiv[oa]\b"
-    r"|\b\d{1,2} (?:semanas|meses) de (?:embarazo|gestacion)\b)"
+    r"|\b\d{1,2} (?:semanas|meses) de (?:embarazo|gestacion)\b|\b(?:se le |se me )?(?:rompio|reviento|rompe|revienta)"
+    r" (?:la )?(?:fuente|bolsa|bolsa de(?:l| las) aguas?)\b|\brompio aguas\b)"
 )
 _PREGNANCY_SIGN = (
     r"(?P<also>\bsangr(?:ado|ando|a|o)\b|\bhemorragia\b|\bcoagulos\b|\bmanch(?:ado|ando)\b"
@@ -336,7 +344,8 @@ _LATE_PREGNANCY = (
 )
 _PREECLAMPSIA_SIGN = (
     r"(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa|ve borroso|veo borroso"
-    r"|ve (?:lucecitas|estrellitas|manchas|puntos|luces)|cambios en la vision|hinchazon de (?:la )?cara"
+    r"|(?:ve|veo|viendo|vio|vi) (?:lucecitas|estrellitas|manchas|puntos|luces)|cambios en la vision"
+    r"|hinchazon de (?:la )?cara"
     r"|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
 )
 _SWEAT = r"\b(?:suda|sudando|sudaba|sudado|sudada|sudor|sudoroso|sudorosa|sudoracion|empapad[oa] en sudor)\b"
@@ -349,7 +358,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SEIZURE": SpanishWording(
         (
             r"(?<!para las )(?<!para la )(?<!contra las )(?<!historia de )(?<!antecedentes de )(?<!historial de )"
-            r"\bconvuls\w{0,8}\b",
+            r"\bconvuls\w{0,8}\b(?! desde (?:nin[oa]|chic[oa]|pequen[oa]|hace anos|siempre))" + _HISTORY_AHEAD,
             r"\b(?:ataque|crisis)(?: \w+)? (?:epileptic[oa]|de epilepsia|convulsiv[oa])\b",
             r"\ble (?:dio|da|esta dando|vino) (?:la |un )?epilepsia\b",
             r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
@@ -417,7 +426,8 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-CHEST-PAIN-RISK": SpanishWording(
         (
-            r"\b(?:dolor|dolores|opresion|presion|apreton|pesadez|molestia|punzadas?)\b(?: \w+){0,2}? (?:de|del|en el"
+            r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b(?: \w+){0,2}? (?:de|del"
+            r"|en el"
             r"|en su|en mi) pecho\b",
             r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)(?: \w+){0,2}? pecho\b",
             r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
@@ -463,7 +473,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-GI-BLEEDING": SpanishWording(
         (
             r"\b(?:vomit\w{0,5}|devolv\w{0,5}|devuelve|arroj\w{0,5}|tosiendo|tose|tosio|guacare\w{0,5})"
-            r"(?: \w+){0,2}? sangre\b|\bvomitos? (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b",
+            r"(?: \w+){0,2}? sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b",
             r"\b(?:echa|echando|echo|saca|sacando) sangre por la boca\b",
             r"\b(?:heces|popo|caca|evacuaciones|excremento|deposiciones|diarrea) (?:muy |bien )?(?:negras?|negros?"
             r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
@@ -641,7 +651,8 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b" + _FALL + _HEIGHT_GAP + r"(?:1\d ?(?:pies|ft)\b|[3-5](?:[.,]\d)? ?(?:m|metros|mts)\b)",
             r"\b" + _FALL + r" (?:de|del|desde) (?:un |una |el |la )?arbol\b",
-            r"\b(?:[2-5]|dos|tres|cuatro|cinco|el doble|el triple) (?:veces )?(?:de )?su (?:propia )?(?:altura"
+            r"\b(?:[2-5]|dos|tres|cuatro|cinco|(?:el |del )?doble|(?:el "
+            r"|del )?triple) (?:veces )?(?:de )?su (?:propia )?(?:altura"
             r"|estatura)\b",
         ),
         context=_CHILD,
@@ -831,7 +842,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bya se (?:le )?ve la cabe(?:za|cita)\b|\bse (?:le )?ve la cabe(?:za|cita) del bebe\b|\bcoronando\b",
             r"\bya (?:viene|va a nacer|esta naciendo|esta saliendo) el bebe\b|\bel bebe (?:ya )?(?:viene|esta saliendo"
             r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b",
-            _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|vision borrosa|ve borroso|convulsi\w{0,6})",
+            _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
+            r"|(?:ve|veo) borroso|convulsi\w{0,6})",
             _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
             r"\b(?:se (?:le )?ve|salio|esta saliendo|se (?:le )?salio|cuelga) (?:el )?cordon(?: umbilical)?\b"
             r"|\bcordon (?:umbilical )?(?:afuera|de fuera|por fuera|salido|colgando|prolapsado)\b|\bprolapso de"
@@ -1065,3 +1077,717 @@ _B_RULES: dict[str, SpanishWording] = {
 }
 
 SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES, **_B_RULES}
+
+SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "A-NOT-BREATHING": (
+        (
+            "mi esposo no respira, por favor ayúdenme",
+            "ya no respira, se quedó quieto",
+            "no está respirando!!",
+            "dejo de respirar hace un minuto",
+            "está boqueando, respira como ronquido",
+            "casi no respira",
+            "respira raro y no responde",
+            "no responde y respira feo, como roncando",
+            "se le paró la respiración",
+            "mi bebé ni siquiera respira",
+        ),
+        (
+            "no está boqueando, habla bien",
+            "no tiene respiración agónica",
+            "no respira bien por la nariz, está muy congestionado",
+        ),
+    ),
+    "A-NO-PULSE": (
+        (
+            "no tiene pulso",
+            "no le encuentro el pulso, creo que está muerto",
+            "le dio un paro cardíaco, le estamos haciendo RCP",
+            "lo encontré sin pulso en el piso",
+            "no le late el corazón",
+            "se le paró el corazón",
+            "el monitor marca asistolia",
+        ),
+        (
+            "no fue un paro cardiaco, está hablando",
+            "no tiene pulso en el pie izquierdo",
+            "tuvo un paro hace 5 años, viene por receta",
+        ),
+    ),
+    "A-RESUSCITATION": (
+        (
+            "le estamos haciendo RCP",
+            "mi vecino le está dando compresiones en el pecho",
+            "los bomberos están haciendo rcp",
+            "RCP en curso desde hace 10 minutos",
+            "el DEA le dio una descarga",
+            "lo desfibrilaron dos veces",
+            "lo intubaron los paramédicos",
+            "lo están reanimando",
+        ),
+        (
+            "no le hicieron RCP, está hablando",
+            "no está intubado, respira solo",
+            "quiero inscribirme a un curso de RCP",
+        ),
+    ),
+    "A-UNRESPONSIVE": (
+        (
+            "está en el suelo y no responde",
+            "mi mamá está inconsciente",
+            "no lo puedo despertar",
+            "no reacciona, le hablo y nada",
+            "no despierta!!",
+            "quedó sin conocimiento después del golpe",
+            "no respira ni responde",
+            "sigue desmayada y no vuelve en sí",
+            "solo responde al dolor",
+        ),
+        (
+            "no está inconsciente, me está hablando",
+            "normalmente no responde, es su estado de siempre desde el derrame",
+            "mi hija no contesta el teléfono",
+        ),
+    ),
+    "A-CHOKING": (
+        (
+            "se está ahogando con un pedazo de carne",
+            "mi hijo se atragantó con un dulce",
+            "tiene algo atorado en la garganta",
+            "no puede hablar ni toser",
+            "se está poniendo morado",
+            "tiene los labios morados",
+            "se le atoró una uva, está azul",
+        ),
+        (
+            "no se está atragantando, ya tosió y lo sacó",
+            "se ahoga al caminar desde hace una semana",
+            "tiene la rodilla morada por el golpe",
+        ),
+    ),
+    "A-SEVERE-BLEEDING": (
+        (
+            "está sangrando mucho de la pierna",
+            "no para de sangrar",
+            "sangra a chorros, hay un charco de sangre",
+            "hay sangre por todos lados",
+            "está perdiendo mucha sangre",
+            "se le cercenó el dedo con la sierra",
+            "tiene una hemorragia muy fuerte",
+        ),
+        (
+            "no está sangrando mucho, es una cortadita",
+            "sin hemorragia, solo un raspón",
+            "me corté el dedo pero ya no sangra",
+        ),
+    ),
+    "A-ANAPHYLAXIS": (
+        (
+            "se le está cerrando la garganta después de comer cacahuates",
+            "se le hinchó la lengua",
+            "tiene los labios hinchados y le cuesta respirar",
+            "choque anafiláctico",
+            "siente la garganta cerrada",
+        ),
+        (
+            "no tiene la lengua hinchada, solo ronchas",
+            "tengo la garganta inflamada desde ayer",
+            "sin hinchazón de la garganta",
+        ),
+    ),
+    "A-SEIZURE-ONGOING": (
+        (
+            "sigue convulsionando",
+            "no para de convulsionar",
+            "lleva convulsionando desde hace 10 minutos",
+            "la convulsión no se le quita",
+            "convulsiona sin parar",
+        ),
+        (
+            "ya no sigue convulsionando, está dormido",
+            "no está en estado epiléptico, ya pasó",
+        ),
+    ),
+    "A-HANGING-DROWNING": (
+        (
+            "lo encontré ahorcado en el cuarto",
+            "se ahogó en la alberca, lo sacamos",
+            "mi hijo casi se ahoga en la piscina",
+            "lo sacaron del agua ahogado",
+            "se electrocutó con un cable",
+            "le dio una descarga eléctrica",
+        ),
+        (
+            "no se ahogó, salió solo de la alberca",
+            "no fue electrocutado, solo sintió un toque leve",
+        ),
+    ),
+    "B-SEIZURE": (
+        (
+            "le dio una convulsión",
+            "está convulsionando",
+            "mi hijo tuvo un ataque epiléptico",
+            "le dio epilepsia y echó espuma por la boca",
+            "tuvo otra convulsion hace rato",
+        ),
+        (
+            "no ha tenido convulsiones",
+            "niega convulsiones",
+            "necesito la receta de la medicina para las convulsiones",
+        ),
+    ),
+    "B-STRANGULATION": (
+        (
+            "mi esposo me ahorcó con las manos",
+            "la quiso estrangular",
+            "le puso las manos en el cuello y la apretó",
+            "intentó ahorcarse con una cuerda",
+        ),
+        (
+            "niega estrangulamiento",
+            "no la estrangularon, solo discutieron",
+        ),
+    ),
+    "B-STROKE-SIGNS": (
+        (
+            "tiene la cara chueca y habla arrastrando las palabras",
+            "se le cayó la boca de un lado",
+            "de repente no puede mover el brazo derecho",
+            "creo que le está dando un derrame cerebral",
+            "el brazo izquierdo sin fuerza, se le durmió",
+            "habla como borracho y no ha tomado",
+            "debilidad del lado derecho",
+        ),
+        (
+            "no tiene la cara chueca, habla bien",
+            "tuvo un derrame hace 4 años, viene por su receta",
+            "antecedentes de derrame cerebral, ahora tiene tos",
+        ),
+    ),
+    "B-VISION-LOSS": (
+        (
+            "de repente no ve nada del ojo derecho",
+            "perdió la vista de un ojo",
+            "no puede ver del ojo izquierdo",
+            "se quedó ciego de golpe",
+        ),
+        (
+            "no ha perdido la vista",
+            "niega pérdida de visión, solo le pica el ojo",
+        ),
+    ),
+    "B-CHEMICAL-EYE": (
+        (
+            "le cayó cloro en los ojos",
+            "le salpicó ácido en el ojo en el trabajo",
+            "se le metió cal en el ojo",
+            "quemadura química en el ojo izquierdo",
+        ),
+        (
+            "no le cayó cloro en el ojo, solo polvo",
+            "sin químicos en los ojos",
+        ),
+    ),
+    "B-CHEST-PAIN-RISK": (
+        (
+            "señor de 58 años con dolor en el pecho que se le va al brazo izquierdo",
+            "le duele el pecho y está sudando frío",
+            "dolor de pecho después de usar cocaína",
+            "siente como un peso en el pecho, tiene náuseas",
+            "creo que le está dando un infarto, está pálido",
+        ),
+        (
+            "58 años, niega dolor de pecho, sudando después de correr",
+            "no tiene dolor en el pecho, tiene náuseas",
+            "me duele el pecho cuando toso, tengo 25 años",
+        ),
+    ),
+    "B-AORTIC-DISSECTION": (
+        (
+            "dice que siente como si lo estuvieran desgarrando por dentro",
+            "dolor desgarrante en la espalda de repente",
+            "tiene un aneurisma y creo que se le rompió el aneurisma",
+        ),
+        (
+            "no tiene dolor desgarrante",
+            "niega sensación de desgarro en la espalda",
+        ),
+    ),
+    "B-GI-BLEEDING": (
+        (
+            "está vomitando sangre",
+            "tiene las heces negras desde la mañana",
+            "vomitó como asiento de café",
+            "diarrea con sangre desde anoche",
+        ),
+        (
+            "no ha vomitado sangre",
+            "niega heces negras",
+        ),
+    ),
+    "B-GI-BLEED-RISK": (
+        (
+            "mi mamá de 80 años tiene sangre en la popo",
+            "toma warfarina y tiene sangrado rectal, está mareado",
+            "sangra por el recto y está muy pálido",
+        ),
+        (
+            "80 años, sin sangre en las heces",
+            "toma warfarina, no tiene sangrado rectal",
+        ),
+    ),
+    "B-SUICIDAL": (
+        (
+            "dice que se quiere matar",
+            "mi hijo se quiere suicidar",
+            "tiene ideas suicidas",
+            "ya no quiere vivir",
+            "amenaza con tirarse del puente",
+            "se cortó las venas",
+            "escucha voces que le dicen que se mate",
+        ),
+        (
+            "niega ideas suicidas",
+            "no quiere hacerse daño, solo está triste",
+        ),
+    ),
+    "B-VIOLENCE-THREAT": (
+        (
+            "el hombre tiene una pistola y amenaza con dispararnos",
+            "hay un tipo armado afuera",
+            "dice que va a matar a su vecino",
+            "mi hermano trae un cuchillo",
+            "nos quiere matar",
+        ),
+        (
+            "no está amenazando con matar a nadie",
+            "niega ideación homicida",
+        ),
+    ),
+    "B-ASSAULT-ABUSE": (
+        (
+            "a mi hija la violaron anoche",
+            "fue víctima de abuso sexual",
+            "sospecho maltrato infantil, tiene moretones viejos",
+            "el cuidador golpea a mi abuela",
+        ),
+        (
+            "niega agresión sexual",
+            "no hay señales de maltrato infantil",
+        ),
+    ),
+    "B-DOMESTIC-VIOLENCE": (
+        (
+            "mi esposo me golpeó y tengo el ojo hinchado",
+            "su novio la pateó en la cara",
+            "fue golpeada por su pareja, le sangra la boca",
+            "violencia doméstica, ella tiene una herida en la cabeza",
+        ),
+        (
+            "pleito familiar, sin lesiones",
+            "su novio no le pegó",
+        ),
+    ),
+    "B-PENETRATING-TRAUMA": (
+        (
+            "lo apuñalaron en el brazo",
+            "le dispararon",
+            "tiene una herida de bala en el pecho",
+            "recibió dos balazos",
+            "tiene un cuchillo clavado en la espalda",
+        ),
+        (
+            "no lo apuñalaron, se tropezó",
+            "me picaron los mosquitos y se me hinchó",
+        ),
+    ),
+    "B-HIGH-RISK-MECHANISM": (
+        (
+            "lo atropelló un carro",
+            "un carro le pegó a mi hijo en la bicicleta",
+            "salió volando del carro",
+            "la camioneta se volcó dos veces",
+            "el otro conductor murió",
+            "accidente de moto, está consciente",
+            "choque a alta velocidad en la autopista",
+            "está atrapado dentro del carro",
+        ),
+        (
+            "no salió expulsado, traía cinturón",
+            "sin volcadura, fue un choque leve",
+        ),
+    ),
+    "B-FALL-FROM-HEIGHT": (
+        (
+            "se cayó del techo",
+            "se cayó de la escalera",
+            "se cayó de como 8 metros",
+            "se cayó desde un segundo piso",
+            "mi hijo se cayó por la ventana",
+        ),
+        (
+            "no se cayó del techo, se tropezó en el jardín",
+            "niega caída de altura",
+        ),
+    ),
+    "B-PEDIATRIC-FALL": (
+        (
+            "mi niño de 4 años se cayó de un árbol",
+            "la niña se cayó de unos 4 metros",
+            "mi hijo se cayó del doble de su altura",
+        ),
+        (
+            "mi niña de 4 años no se cayó del árbol, se tropezó",
+            "se cayó de un árbol, tiene 40 años",
+        ),
+    ),
+    "B-ELDERLY-FALL": (
+        (
+            "mi abuela de 82 años se cayó por las escaleras",
+            "señor de 78 años rodó escaleras abajo, toma Eliquis",
+        ),
+        (
+            "80 años, no se cayó por las escaleras, se tropezó con la alfombra",
+            "se cayó por las escaleras, tiene 30 años",
+        ),
+    ),
+    "B-DIVING-INJURY": (
+        (
+            "se tiró un clavado en la parte baja de la alberca y le duele el cuello",
+            "se aventó al río de cabeza y no siente las manos",
+        ),
+        ("se tiró a la alberca, sin dolor de cuello, sin hormigueo",),
+    ),
+    "B-ALTERED-MENTAL-STATUS": (
+        (
+            "está confundida y desorientada",
+            "se desmayó en la cocina",
+            "no sabe dónde está",
+            "está actuando muy raro desde la tarde",
+            "perdió el conocimiento un momento",
+        ),
+        (
+            "no está confundida",
+            "alerta, no desorientado",
+        ),
+    ),
+    "B-RESPIRATORY-DISTRESS": (
+        (
+            "no puede respirar",
+            "tiene un ataque de asma muy fuerte, solo dice una o dos palabras",
+            "no le entra el aire",
+            "el niño está batallando para respirar, se le hunden las costillas",
+        ),
+        ("sin dificultad respiratoria severa, respira bien",),
+    ),
+    "B-PE-RISK": (
+        (
+            "le falta el aire y toma pastillas anticonceptivas",
+            "le cuesta respirar, la operaron de la rodilla hace 2 semanas",
+            "falta de aire y tiene la pantorrilla hinchada",
+            "dio a luz hace una semana y ahora le falta el aire",
+        ),
+        (
+            "toma anticonceptivos, no le falta el aire",
+            "no tiene falta de aire, tiene la pierna hinchada",
+        ),
+    ),
+    "B-SEVERE-PAIN": (
+        (
+            "el peor dolor de cabeza de su vida",
+            "tiene un dolor insoportable en el estómago",
+            "está gritando de dolor",
+        ),
+        (
+            "no tiene dolor insoportable",
+            "niega dolor severo",
+        ),
+    ),
+    "B-MENINGITIS-SIGNS": (
+        (
+            "tiene fiebre y el cuello rígido",
+            "dolor de cabeza repentino y rigidez en la nuca",
+            "tiene calentura y no puede bajar la cabeza hacia el pecho",
+        ),
+        (
+            "fiebre, sin rigidez de cuello",
+            "no tiene el cuello rígido, dolor de cabeza leve",
+        ),
+    ),
+    "B-PURPURIC-RASH": (
+        (
+            "mi hijo tiene fiebre y manchas moradas que no se quitan al apretar",
+            "tiene petequias y está muy decaído",
+        ),
+        (
+            "fiebre, sin petequias",
+            "no tiene manchas moradas, las ronchas se quitan al apretar",
+        ),
+    ),
+    "B-OVERDOSE-POISONING": (
+        (
+            "creo que tuvo una sobredosis de heroína",
+            "se tomó todo un frasco de pastillas",
+            "la envenenaron",
+            "hay monóxido de carbono en la casa",
+            "le pusimos Narcan",
+        ),
+        (
+            "no hay sospecha de sobredosis",
+            "creo que es intoxicación alimentaria por unos mariscos",
+        ),
+    ),
+    "B-LARGE-INGESTION": (
+        (
+            "se tomó 30 pastillas para dormir",
+            "se tragó todo el frasco de Tylenol",
+            "encontré el frasco de pastillas vacío",
+            "se tomó las pastillas a propósito, ahora se siente bien",
+            "tomó como 50 tabletas de ibuprofeno",
+        ),
+        (
+            "niega ingesta intencional",
+            "no se tomó 30 pastillas, se tomó 2",
+        ),
+    ),
+    "B-TOXIC-INGESTION": (
+        (
+            "mi hijo se tragó una pila de botón",
+            "se tomó anticongelante",
+            "el niño bebió cloro",
+            "se comió unas pastillas de la abuela",
+            "se tragó unos imanes",
+        ),
+        (
+            "no se tragó ninguna pila de botón",
+            "niega haber tomado cloro",
+        ),
+    ),
+    "B-PEDIATRIC-INGESTION": (
+        (
+            "mi niño de 3 años se tragó unas pastillas",
+            "la bebé se comió las vitaminas en gomitas",
+        ),
+        (
+            "mi hijo de 3 años no se tragó ninguna pastilla",
+            "se tragó unas pastillas, tiene 40 años y está bien",
+        ),
+    ),
+    "B-OBSTETRIC": (
+        (
+            "ya se le ve la cabeza al bebé",
+            "tiene 32 semanas de embarazo y dolor de cabeza con visión borrosa",
+            "el bebé ya no se mueve desde ayer",
+            "se le ve el cordón umbilical",
+            "está embarazada y tuvo una convulsión",
+        ),
+        (
+            "32 semanas de embarazo, sin dolor de cabeza ni visión borrosa",
+            "todavía no se le ve la cabeza, contracciones cada diez minutos",
+        ),
+    ),
+    "B-PREGNANCY-RISK": (
+        (
+            "está embarazada y está sangrando",
+            "tengo 8 semanas de embarazo y un dolor fuerte en el vientre",
+            "rompió fuente y está sangrando, está embarazada de 30 semanas",
+            "no le ha bajado la regla y tiene dolor fuerte en el bajo vientre",
+            "creo que es un embarazo ectópico",
+        ),
+        (
+            "no está embarazada, tiene dolor de estómago",
+            "está embarazada, niega sangrado",
+            "la prueba de embarazo salió negativa, dolor abdominal",
+        ),
+    ),
+    "B-TESTICULAR-TORSION": (
+        (
+            "mi hijo de 14 años se despertó con un dolor muy fuerte en un testículo",
+            "dolor de testículo de repente hace 2 horas, con vómito",
+        ),
+        (
+            "no tiene dolor testicular",
+            "niega dolor o hinchazón de los testículos",
+        ),
+    ),
+    "B-HEAD-INJURY-RISK": (
+        (
+            "se pegó en la cabeza y toma anticoagulantes",
+            "golpe en la cabeza, perdió el conocimiento un minuto",
+            "se cayó, se golpeó la cabeza y está vomitando",
+        ),
+        ("se pegó en la cabeza, no toma anticoagulantes, no perdió el conocimiento, no ha vomitado",),
+    ),
+    "B-MAJOR-BURN": (
+        (
+            "tiene quemaduras en la cara por la estufa",
+            "inhaló mucho humo en el incendio de su casa",
+            "quemaduras graves en los brazos",
+        ),
+        ("no inhaló humo, solo una quemadura pequeña en el dedo",),
+    ),
+    "B-TEMPERATURE-EXTREME": (
+        (
+            "lo encontraron afuera en la nieve, está helado, tiene hipotermia",
+            "le dio un golpe de calor trabajando en el campo",
+        ),
+        (
+            "no tiene hipotermia, 36.8 de temperatura",
+            "no fue golpe de calor, solo está cansado",
+        ),
+    ),
+    "B-LIMB-ISCHEMIA": (
+        (
+            "tiene la pierna fría y pálida y no la siente",
+            "el pie está frío y sin pulso",
+            "no tiene pulso en el pie izquierdo",
+        ),
+        (
+            "el pie está tibio, sin síndrome compartimental",
+            "niega dolor desproporcionado",
+        ),
+    ),
+    "B-ENVENOMATION": (
+        (
+            "lo mordió una víbora de cascabel",
+            "mordedura de serpiente en la mano",
+            "a mi niño le picó un alacrán",
+        ),
+        (
+            "no fue mordedura de víbora, lo mordió un perro",
+            "niega mordedura de serpiente",
+        ),
+    ),
+    "B-SEPSIS-NEUTROPENIA": (
+        (
+            "tiene fiebre de 38.5 y está en quimioterapia",
+            "tiene un trasplante de riñón y tiene calentura",
+            "tiene VIH y fiebre",
+            "temperatura de 39, anemia falciforme",
+            "fiebre, está en diálisis",
+        ),
+        (
+            "no tiene fiebre, está en quimio",
+            "sin fiebre, trasplante de riñón hace 2 años",
+        ),
+    ),
+    "B-NEONATE-ILL": (
+        (
+            "mi bebé de 10 días no quiere comer y está muy aguadito",
+            "recién nacido con fiebre",
+            "tiene 2 semanas de nacido y no está normal",
+        ),
+        ("mi bebé de 10 días no tiene fiebre y come bien",),
+    ),
+    "B-INFANT-FEVER": (
+        (
+            "mi bebé de 6 semanas tiene fiebre",
+            "mi bebé de 2 meses tiene calentura",
+            "recién nacido, lo siento muy caliente",
+        ),
+        (
+            "mi bebé de 6 semanas no tiene fiebre, solo mocos",
+            "tiene fiebre, tiene 40 años",
+        ),
+    ),
+    "B-ILL-CHILD": (
+        (
+            "mi niño de 2 años no está actuando normal y tiene fiebre",
+            "la niña no moja el pañal desde ayer",
+            "mi bebé está como un trapo, aguadito",
+            "mi hijo tiene los ojos hundidos y llora sin lágrimas",
+        ),
+        (
+            "mi hijo de 2 años no está aguadito, está jugando",
+            "mi esposo no moja el pañal, tiene 70 años",
+        ),
+    ),
+    "B-HYPOGLYCEMIA-DKA": (
+        (
+            "tiene el azúcar en 35",
+            "es diabético y tiene el azúcar muy baja",
+            "se le bajó el azúcar y está sudando",
+            "creo que es cetoacidosis",
+        ),
+        ("no tiene el azúcar baja, ya la checó",),
+    ),
+    "B-ANAPHYLAXIS-RISK": (
+        (
+            "le dio una reacción alérgica con hinchazón de labios después de una picadura de abeja",
+            "tiene ronchas y le cuesta respirar",
+        ),
+        (
+            "sin ronchas ni hinchazón, una picadura de abeja",
+            "tiene ronchas en los brazos desde ayer",
+        ),
+    ),
+    "B-MISSED-DIALYSIS": (
+        (
+            "no fue a diálisis ayer, se sentía muy débil",
+            "faltó a dos sesiones de hemodiálisis",
+        ),
+        ("no ha faltado a diálisis",),
+    ),
+    "B-ICD-SHOCK": (
+        (
+            "el desfibrilador le dio una descarga",
+            "su DAI se disparó tres veces hoy",
+        ),
+        ("su desfibrilador no le ha dado descargas",),
+    ),
+    "B-SICKLE-CELL-CRISIS": (
+        (
+            "tiene anemia falciforme y está en crisis",
+            "tiene drepanocitosis y le duele mucho el pecho",
+        ),
+        (
+            "no tiene anemia falciforme, le duele la rodilla por una caída",
+            "tiene rasgo falciforme, se torció el tobillo y le duele",
+        ),
+    ),
+    "B-WITHDRAWAL": (
+        (
+            "dejó de tomar alcohol de golpe y está temblando y viendo bichos",
+            "tiene delirium tremens",
+        ),
+        (
+            "niega abstinencia alcohólica, no tiene temblores",
+            "no tiene delirium tremens",
+        ),
+    ),
+}
+
+SPANISH_CALM_MESSAGES: tuple[str, ...] = (
+    "me torcí el tobillo jugando fútbol, está un poco hinchado",
+    "tengo gripa desde hace tres días, sin fiebre",
+    "necesito una receta de mi medicina para la presión",
+    "me corté el dedo pero ya no sangra",
+    "mi hijo tiene tos",
+    "me duele la muela",
+    "tengo una cita el martes, ¿a qué hora abren?",
+    "quiero cambiar mi cita con el doctor",
+    "tengo un salpullido en el brazo que me pica desde hace una semana",
+    "me duele el oído desde ayer",
+    "vengo a que me quiten los puntos",
+    "tengo tos y mocos desde hace dos días",
+    "me duele la espalda baja por cargar cajas",
+    "necesito la vacuna del tétanos, me enterré un clavo en el pie",
+    "creo que me cayó mal la comida, vomité dos veces",
+    "tengo los ojos rojos y con lagañas en la mañana",
+    "me arde al orinar",
+    "me duele la cabeza desde hace dos días, me tomé un paracetamol",
+    "me pegué en el dedo del pie, está morado",
+    "mi niño de 7 años tiene un poco de calentura y tos",
+    "tengo la garganta inflamada y me duele al tragar",
+    "no sé qué hacer, mi hija tiene diarrea desde ayer pero come bien",
+    "mi papá no habla inglés, necesita un intérprete para su cita",
+    "tengo 12 semanas de embarazo y náuseas, sin sangrado ni dolor",
+    "antecedentes de derrame hace 5 años, ahora tiene tos",
+    "me picaron los mosquitos y tengo ronchitas",
+    "tengo la nariz tapada y estornudo mucho",
+    "me salió un grano en la espalda",
+    "mi mamá no contesta el teléfono, quiero saber si la atendieron",
+    "se me acabaron las pastillas de la tiroides",
+    "¿pueden mandarme los resultados de mis análisis?",
+    "estaba colgando un cuadro y me caí de una silla, me duele la muñeca",
+)
