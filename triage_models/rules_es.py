@@ -217,7 +217,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bno (?:puede|pudo|podia) (?:hablar|respirar) ni toser\b|\bno (?:puede|pudo|podia) (?:toser|respirar)"
             r" ni hablar\b",
             r"\bobstruccion de (?:la )?via aerea\b|\bvia aerea (?:obstruida|bloqueada|tapada)\b",
-            # "esta morado" is also a bruise ("el dedo del pie esta morado"): taken as cyanosis only beside a breathing sign.
+            # "esta morado" is also a bruise ("el dedo esta morado"): taken as cyanosis only beside a breathing sign.
             r"\bse (?:esta poniendo|puso|pone|ha puesto|volvio|le puso) (?:todo |toda |bien |muy )?(?:moradit[oa]"
             r"|morad[oa]|azul|azulad[oa]|azulit[oa]|negrit[oa])\b",
             _CYANOSIS_BEFORE + r"\b(?:esta|se ve) (?:todo |toda |bien |muy )?(?:azul|azulad[oa]|azulit[oa])\b",
