@@ -818,7 +818,9 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-TOXIC-INGESTION": SpanishWording(
         (
             r"\b" + _INGEST + _WORD_GAP + _SUBSTANCES,
-            _SUBSTANCES + r"[^.]{0,30}?\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
+            r"\b"
+            + _SUBSTANCES
+            + r"[^.]{0,30}?\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
             r"|ingerid[oa]s?|tragad[oa]s?)\b",
             r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b[^.]{0,25}?\b(?:pastillas?|tabletas?|pildoras?|medicinas?"
             r"|medicamentos?|parches?|vitaminas)\b[^.]{0,15}?\bde (?:la |el |su |mi |sus |mis |los )?(?:abuel[oa]s?"
