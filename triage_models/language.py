@@ -62,7 +62,7 @@ _SPANISH_WORDS = frozenset(
     habla dice dijo paciente tambien todavia otra otro vez poco mucho nada algo todo todos bien brazo pierna
     mano pie espalda estomago barriga garganta vomitando vomito fiebre tos corte roto hinchado tobillo rodilla
     muneca dedo ahogando ahoga convulsion convulsionando pastillas aqui alli alla ella ellos nosotros usted
-    ustedes yo tu
+    ustedes yo tu sin parar nadie ningun ninguna desde hasta sobre entre tiempo
     """.split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -76,7 +76,8 @@ class CallLanguage:
     """ISO 639-1 code ("en", "es", "vi"...), or "und" when the language cannot be named."""
     supported: bool
     confidence: float
-    """lingua's confidence in `code` (0 when the common-word reading decided alone)."""
+    """lingua's confidence in `code`; when the common words decided alone, their share of the call's words (0 for a
+    call of a few words)."""
     reason: str = ""
     """Why a call is not read as English or Spanish, for the dispatcher ("interpreter needed")."""
 
@@ -125,6 +126,26 @@ def _lingua(text: str) -> tuple[str, float]:
     return str(best.language.iso_code_639_1.name).lower(), float(best.value)
 
 
+def _common_words(words: list[str]) -> tuple[int, int]:
+    """How many of the (folded) words are common English words, and how many common Spanish ones. One-letter words
+    ("y", "o", "f", "l") are as often abbreviations as words: they count for neither."""
+    english = sum(1 for word in words if len(word) > 1 and word in _ENGLISH_WORDS)
+    spanish = sum(1 for word in words if len(word) > 1 and word in _SPANISH_WORDS)
+    return english, spanish
+
+
+def rule_languages(text: str) -> tuple[str, ...]:
+    """The wordings the red-flag rules read a call in: English, Spanish, or both when the call mixes them, names
+    no common word of either, or is in another language (its rule floors still count). Words alone decide: the
+    same text is always read the same way, in training and in service."""
+    english, spanish = _common_words([_fold(word) for word in _WORD.findall(text)])
+    if english and spanish <= max(1, english // 5):
+        return ("en",)
+    if spanish and english <= max(1, spanish // 5):
+        return ("es",)
+    return SUPPORTED_LANGUAGES
+
+
 def _foreign(code: str, confidence: float, why: str) -> CallLanguage:
     named = code if confidence >= LINGUA_SURE else "und"
     label = f"language not supported ({named})" if named != "und" else "language not recognised"
@@ -144,11 +165,13 @@ def detect_language(text: str, known: Callable[[str], bool] | None = None) -> Ca
     if not words:
         return CallLanguage("en", True, 0.0)  # numbers and signs only: the rules read what there is
     # One-letter words ("y", "o", "f", "l") are as often abbreviations as words: they choose no language.
-    english = sum(1 for word in words if len(word) > 1 and word in _ENGLISH_WORDS)
-    spanish = sum(1 for word in words if len(word) > 1 and word in _SPANISH_WORDS)
+    english, spanish = _common_words(words)
+    ours = (english + spanish) / len(words)
+    if ours >= OWN_WORDS_CERTAIN and max(english, spanish) >= 3 * min(english, spanish):
+        # Plainly English or plainly Spanish: lingua (the slowest step of triage) has nothing to add.
+        return CallLanguage("en" if english > spanish else "es", True, round(ours, 3))
     readable = sum(1 for word in words if word in _ENGLISH_WORDS or word in _SPANISH_WORDS or (known and known(word)))
     code, confidence = _lingua(text)
-    ours = (english + spanish) / len(words)
     if code not in SUPPORTED_LANGUAGES and confidence >= LINGUA_CERTAIN and ours < OWN_WORDS_CERTAIN:
         return _foreign(code, confidence, "the words are not English or Spanish")
     if readable / len(words) >= KNOWN_WORD_SHARE:

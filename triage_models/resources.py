@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 
 from triage_models.result import Resource
+from triage_models.transcript import fold_accents
 
-RESOURCES_VERSION = "resources-2026.11.1"
+RESOURCES_VERSION = "resources-2026.11.2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +191,53 @@ _COMPLAINTS: tuple[ResourceCue, ...] = (
         r"(?:side|sided)? ?(?:motor )?weakness|slurred speech|dysarthria|facial droop|hemiparesis)\b",
     ),
     ResourceCue("seizure", ("labs", "imaging"), r"\b(?:seizure|convulsion|seizing)\b"),
+    # The same complaints as callers say them, in English and Spanish (`predict_resources` reads accents folded).
+    ResourceCue(
+        "abdominal-pain-caller",
+        ("labs", "imaging"),
+        r"\b(?:belly|stomach|tummy) (?:hurts|is hurting|is killing)|\b(?:dolor|duele|doliendo)\b[^.]{0,25}\b(?:panza"
+        r"|barriga|estomago|vientre|abdomen|lado derecho abajo)\b",
+    ),
+    ResourceCue(
+        "chest-pain-caller",
+        ("ecg", "labs"),
+        r"\b(?:dolor|duele|presion|opresion)\b[^.]{0,15}\bpecho\b|\bchest (?:hurts|is hurting|feels (?:heavy|tight))",
+    ),
+    ResourceCue(
+        "dyspnea-caller",
+        ("imaging", "labs"),
+        r"\b(?:le|me) falta el aire\b|\bfalta de aire\b|\b(?:se|me) ahoga al\b|\bcan't catch (?:my|his|her) breath\b",
+    ),
+    ResourceCue(
+        "vomiting-caller",
+        ("labs", "iv_fluids"),
+        r"\bthrowin[g']? up\b[^.]{0,40}\b(?:all day|whole day|can't keep|cant keep|won't stop|since)|\bcan'?t keep"
+        r" (?:nothin|nothing)|\b(?:vomitando|vomita|vomito)\b[^.]{0,40}\b(?:todo el dia|no retiene|no para|desde)",
+    ),
+    ResourceCue(
+        "injury-caller",
+        ("imaging",),
+        r"\b(?:hip|cadera) (?:hurts|pain|is hurting)|\b(?:duele|dolor)\b[^.]{0,20}\bcadera\b|\b(?:arm|leg|wrist|ankle"
+        r"|finger|brazo|pierna|muneca|tobillo)\b[^.]{0,20}\b(?:bent|crooked|looks wrong|chueco|chueca|torcid[oa])\b"
+        r"|\bcan'?t (?:walk|put (?:any )?weight|stand) on\b|\b(?:fractura|quebr[oa]|hueso roto)",
+    ),
+    ResourceCue(
+        "infection-caller",
+        ("labs", "imaging"),
+        r"\b(?:fever|fiebre|calentura)\b[^.]{0,60}\b(?:cough|tos|flemas?|phlegm)\b|\b(?:cough|tos|flemas?|phlegm)\b"
+        r"[^.]{0,60}\b(?:fever|fiebre|calentura)\b",
+    ),
+    ResourceCue(
+        "urinary-caller",
+        ("labs",),
+        r"\bburn(?:s|ing)? when (?:i |he |she )?(?:pee|urinate)|\b(?:arde|ardor|duele) al orinar\b",
+    ),
+    ResourceCue(
+        "laceration-caller",
+        ("simple_procedure",),
+        r"\b(?:cortada|herida) (?:profunda|grande|abierta)\b|\bnecesita (?:puntos|puntadas)\b"
+        r"|\bcut (?:is )?(?:deep|wide open|gaping)\b",
+    ),
 )
 """Complaints a triage nurse knows will need these resources."""
 
@@ -213,13 +261,14 @@ _COMPILED = [(cue, re.compile(cue.pattern, re.IGNORECASE)) for cue in (*_EXPLICI
 def predict_resources(text: str) -> tuple[Resource, ...]:
     """The resource kinds the message suggests, each once (first unnegated evidence), in text order."""
     found: dict[str, Resource] = {}
+    folded = fold_accents(text)  # one character for one: spans stay the message's
     for cue, pattern in _COMPILED:
-        match = next((m for m in pattern.finditer(text) if not is_negated_in_list(text, m.start())), None)
+        match = next((m for m in pattern.finditer(folded) if not is_negated_in_list(folded, m.start())), None)
         if match is None:
             continue
         for kind in cue.kinds:
             if kind not in found:
-                found[kind] = Resource(kind, match.start(), match.end(), match.group(0))
+                found[kind] = Resource(kind, match.start(), match.end(), text[match.start() : match.end()])
     # Plain imaging and a complex procedure's imaging are one kind; a complex procedure already counts 2.
     return tuple(sorted(found.values(), key=lambda item: (item.start, item.kind)))
 

@@ -9,14 +9,17 @@ sign). Vital-sign rules use the ESI handbook's danger zones, by age.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from triage_models.context import Context, context_of
+from triage_models.language import rule_languages
+from triage_models.prefilter import may_match, rule_literals
 from triage_models.result import DecisionPoint, Evidence
+from triage_models.rules_es import SPANISH_NEGATIVE_FORM, SPANISH_RULES
 from triage_models.text import is_negated, is_negated_after
-from triage_models.transcript import readable
+from triage_models.transcript import fold_accents, readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
 RULES_VERSION = "rules-2026.11.4"
@@ -41,8 +44,14 @@ class PhraseRule:
     level: most red flags stay high-risk after they pass, a TIA or a syncope among them), a less urgent level, or
     None (no floor: the finding is shown as advisory evidence)."""
 
-    def compiled(self) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
-        return ([_compile(pattern) for pattern in self.patterns], [_compile(pattern) for pattern in self.context])
+    def wording(self, languages: tuple[str, ...] = ("en", "es")) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The patterns and context in these languages' wordings (English here, Spanish in `rules_es`)."""
+        spanish = SPANISH_RULES.get(self.rule_id) if "es" in languages else None
+        english = "en" in languages
+        return (
+            (*(self.patterns if english else ()), *(spanish.patterns if spanish else ())),
+            (*(self.context if english else ()), *(spanish.context if spanish else ())),
+        )
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -291,7 +300,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:severe|heavy|massive|uncontrolled|uncontrollable|profuse) bleeding\b",
             r"\bbleeding (?:heavily|profusely|out)\b",
             r"\bbleeding (?:really|very|so) (?:heavily|much)\b",
-            r"\b(?:won't|will not|doesn't|does not|can't get it to) stop bleeding\b|\bbleeding (?:won't|will not|doesn't)"
+            r"\b(?:won't|will not|doesn't|does not|can't get it to) stop bleeding\b|\bbleeding (?:won't|will not"
+            r"|doesn't)"
             r" stop\b",
             r"\bspurting\b|\bgushing\b|\bpumping (?:out )?blood\b",
             r"\b(?:soaking|soaked|bled) (?:right )?through\b",
@@ -1134,8 +1144,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bsugar (?:is |was )?(?:very |really |extremely )?low\b",
             r"\bhypoglyc",
             r"\bdka\b|\bketoacidosis\b",
-            r"\b(?:sugar|glucose)\b[^.]{0,30}\b(?:high|over [4-9]\d\d|[4-9]\d\d|(?:four|five|six|seven) (?:hundred|fifty|"
-            r"sixty|seventy|eighty|ninety))\b[^.]{0,80}\b(?P<also>throwing up|vomiting|breathing (?:deep|fast|weird|hard|"
+            r"\b(?:sugar|glucose)\b[^.]{0,30}\b(?:high|over [4-9]\d\d|[4-9]\d\d|(?:four|five|six"
+            r"|seven) (?:hundred|fifty|"
+            r"sixty|seventy|eighty|ninety))\b[^.]{0,80}\b(?P<also>throwing up|vomiting|breathing (?:deep|fast"
+            r"|weird|hard|"
             r"funny)|deep breaths|confused|drowsy)",
         ),
     ),
@@ -1290,37 +1302,54 @@ def _vital_rules(vitals: Vitals) -> list[Evidence]:
     return hits
 
 
-_COMPILED = [(rule, *rule.compiled()) for rule in PHRASE_RULES]
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
-
-
-def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One alternation of a rule's patterns: a quick test that none can match, before the exact one per pattern."""
-    return _compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', pattern)})" for pattern in patterns))
-
-
-_ANY_OF = [_any_of(rule.patterns) for rule in PHRASE_RULES]
 # Red flags worded as negations ("not breathing", "no pulse", "won't wake up") must not negate what follows
 # them ("not breathing and has no pulse"), so they are masked before negation scopes are looked for.
 _NEGATIVE_FORM = re.compile(
-    r"\b(?:no|not|isn't|is not|wasn't|won't|will not|can't|cannot|doesn't|does not|stopped)\b", re.I
+    r"\b(?:no|not|isn't|is not|wasn't|won't|will not|can't|cannot|doesn't|does not|stopped)\b|" + SPANISH_NEGATIVE_FORM,
+    re.I,
 )
-_SELF_NEGATED = [
-    compiled
-    for rule, patterns, _ in _COMPILED
-    for raw, compiled in zip(rule.patterns, patterns, strict=True)
-    if _NEGATIVE_FORM.search(raw.replace("\\b", " ").replace("(?:", " "))
-]
 
 
-_ANY_SELF_NEGATED = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', p.pattern)})" for p in _SELF_NEGATED), re.I)
+def _alternation(patterns: Iterable[str]) -> re.Pattern[str]:
+    """One alternation of patterns (named groups made plain): a quick test that none can match."""
+    return _compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', pattern)})" for pattern in patterns))
 
 
-def _mask_negative_red_flags(text: str) -> str:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The rules compiled for the wordings of one or two languages ("en", "es")."""
+
+    rules: list[tuple[PhraseRule, list[re.Pattern[str]], list[re.Pattern[str]], frozenset[str] | None, re.Pattern[str]]]
+    """Each rule with its patterns, its context, its prefilter literals (`prefilter.rule_literals`) and one
+    alternation of its patterns."""
+    self_negated: list[re.Pattern[str]]
+    any_self_negated: re.Pattern[str]
+
+
+def _reading(languages: tuple[str, ...]) -> _Reading:
+    rules, self_negated = [], []
+    for rule in PHRASE_RULES:
+        patterns, context = rule.wording(languages)
+        compiled = [_compile(pattern) for pattern in patterns]
+        context_compiled = [_compile(pattern) for pattern in context]
+        rules.append((rule, compiled, context_compiled, rule_literals(compiled), _alternation(patterns)))
+        self_negated.extend(
+            regex
+            for raw, regex in zip(patterns, compiled, strict=True)
+            if _NEGATIVE_FORM.search(raw.replace("\\b", " ").replace("(?:", " "))
+        )
+    return _Reading(rules, self_negated, _alternation(regex.pattern for regex in self_negated))
+
+
+_READINGS = {languages: _reading(languages) for languages in (("en",), ("es",), ("en", "es"))}
+
+
+def _mask_negative_red_flags(text: str, reading: _Reading) -> str:
     masked = text
-    if _ANY_SELF_NEGATED.search(text) is None:
+    if reading.any_self_negated.search(text) is None:
         return masked
-    for pattern in _SELF_NEGATED:
+    for pattern in reading.self_negated:
         masked = pattern.sub(lambda match: "x" * len(match.group(0)), masked)
     return masked
 
@@ -1367,14 +1396,19 @@ def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
     """Every red flag in the message, most urgent first; empty when none fires.
 
     The rules read the message as `transcript.readable` gives it (fillers, repeats and misspellings of red-flag
-    words mended, accents folded), and each evidence quotes the original words.
+    words mended, accents folded), in the wording of its language (`language.rule_languages`: English, Spanish,
+    or both), and each evidence quotes the original words.
     """
     hits: list[Evidence] = []
-    reading = readable(text)
+    languages = rule_languages(fold_accents(text))
+    reading = readable(text, languages)
     folded = reading.text
-    masked = _mask_negative_red_flags(folded)
-    for (rule, patterns, context), any_of in zip(_COMPILED, _ANY_OF, strict=True):
-        if any_of.search(folded) is None:  # most rules match nothing: one scan instead of one per pattern
+    compiled = _READINGS[languages]
+    masked = _mask_negative_red_flags(folded, compiled)
+    lowered = folded.lower()
+    for rule, patterns, context, literals, any_of in compiled.rules:
+        # Most rules match nothing: a substring test of their literals, else one scan, before one per pattern.
+        if not may_match(literals, lowered) or (literals is None and any_of.search(folded) is None):
             continue
         # A life threat is only taken as negated by a negation right before it ("not choking", "no agonal").
         found = _first_current(patterns, folded, masked, 3 if rule.esi_level == 1 else 6)

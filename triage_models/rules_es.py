@@ -282,6 +282,39 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|la corriente|un cable pelado)\b",
         ),
     ),
+    "A-NOT-BREATHING-NORMALLY": SpanishWording(
+        (
+            r"\brespira (?:muy |bien |como )?(?:raro|feo|extrano|mal|lento|lentito|despacio|con ruido|ruidoso)\b",
+            r"\bno respira (?:bien|normal|como siempre)\b",
+            r"\b(?:ronca|roncando|ronquido|gorgotea|gorgoteando|gorgoteo|estertor)\b",
+            r"\bhace (?:ruidos|sonidos) (?:raros|extranos|feos)\b",
+            r"\b(?:labios|cara|boca) (?:estan |esta |se (?:le )?puso |se (?:le )?pusieron )?(?:morad[oa]s?"
+            r"|azul(?:es)?)\b",
+        ),
+        context=(
+            r"\b(?:no responde|no reacciona|no despierta|no abre los ojos|inconsciente|desmayad[oa]|se desplomo)\b",
+            r"\b(?:esta|quedo) (?:tirad[oa]|desmayad[oa]|inconsciente)\b",
+        ),
+    ),
+    "A-SEVERE-RESPIRATORY-DISTRESS": SpanishWording(
+        (
+            r"\b(?:solo|apenas|nada mas) (?:puede )?(?:dice|decir|habla|hablar) (?:una|dos|unas|pocas|una o dos)"
+            r" palabras?\b",
+            r"\bno (?:puede|alcanza a) (?:terminar|acabar|completar) (?:una|la|las) (?:frase|oracion|palabras)\b",
+            r"\bse le (?:hunden|meten|marcan|jalan) (?:las costillas|el pecho|la panza|el estomago)\b",
+            r"\b(?:quejandose|pujando|gimiendo) (?:al|para) respirar\b|\btiraje\b|\b(?:aleteo nasal"
+            r"|le aletea la nariz)\b",
+        ),
+    ),
+    "A-SHOCK": SpanishWording(
+        (
+            r"\b(?:frio|fria) y (?:sudoros[oa]|pegajos[oa]|humed[oa])\b|\b(?:palid[oa]|gris|cenizo|cenicienta) y"
+            r" (?:sudoros[oa]|fri[oa]|pegajos[oa])\b",
+            r"\bpiel (?:gris|moteada|marmolea)",
+            r"\b(?:sangre|sangrando|sangrado)\b[^.]{0,60}\b(?:se desmaya|se marea|se va|se cae)\b[^.]{0,25}\b(?:parar"
+            r"|pararse|levantar|levantarse|se para|se levanta)\b",
+        ),
+    ),
 }
 
 _STROKE_WORDS = (
@@ -1076,6 +1109,12 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bdelirium tremens\b|\bdelirio tremens\b",
         ),
     ),
+    "B-BLEEDING": SpanishWording(
+        (
+            r"\bsangrando (?:mucho|bastante|un monton|muchisimo)\b|\b(?:mucha|muchisima) sangre\b",
+            r"\bsangre por todos lados\b|\bsangra (?:mucho|bastante|un monton)\b",
+        ),
+    ),
 }
 
 SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES, **_B_RULES}
@@ -1756,6 +1795,37 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "niega abstinencia alcohólica, no tiene temblores",
             "no tiene delirium tremens",
         ),
+    ),
+    "A-NOT-BREATHING-NORMALLY": (
+        (
+            "mi papa esta tirado en el piso no despierta y respira bien raro",
+            "se desmayó y está roncando, no responde",
+            "está inconsciente y hace ruidos raros al respirar",
+            "no reacciona y tiene los labios morados",
+        ),
+        ("respira raro pero está despierto y me habla", "ronca por las noches, está bien"),
+    ),
+    "A-SEVERE-RESPIRATORY-DISTRESS": (
+        (
+            "tiene asma y solo puede decir dos palabras",
+            "al bebé se le hunden las costillas cuando respira",
+            "no puede terminar una frase, le falta el aire",
+            "el niño está quejándose al respirar",
+        ),
+        ("habla normal, no se le hunden las costillas", "puede decir frases completas"),
+    ),
+    "A-SHOCK": (
+        (
+            "está fría y sudorosa, muy pálida",
+            "vomita sangre y se marea al pararse",
+            "tiene la piel gris y moteada",
+            "está pálido y frío, sudando mucho",
+        ),
+        ("no está fría ni sudorosa", "se mareó al ver la aguja"),
+    ),
+    "B-BLEEDING": (
+        ("se cortó la mano y está sangrando mucho", "hay mucha sangre en el baño"),
+        ("no está sangrando mucho, ya casi paró",),
     ),
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from triage_models.rules_es import SPANISH_NEGATION_TRIGGERS, SPANISH_PSEUDO_NEGATIONS, SPANISH_SCOPE_BREAKERS
+
 MAX_MESSAGE_CHARS = 8_000
 """Longer messages are truncated for the classifier (the head carries the call-taker's summary)."""
 MAX_RULES_CHARS = 65_536
@@ -55,30 +57,30 @@ def truncate(text: str, limit: int = MAX_MESSAGE_CHARS) -> tuple[str, bool]:
 _NEGATION_TRIGGERS = re.compile(
     r"\b(?:no|not|denies|denied|denying|without|never|negative for|free of|absence of|no sign of|no signs of|"
     r"isn'?t|is not|wasn'?t|was not|doesn'?t|does not|didn'?t|did not|hasn'?t|has not|haven'?t|have not|"
-    r"ruled out|nor|sin|nunca|niega|nego|ni|tampoco|ningun|ninguna|ya no tiene)\b",
+    r"ruled out|nor)\b|" + SPANISH_NEGATION_TRIGGERS,
     re.IGNORECASE,
 )
-"""English and Spanish (accents folded: "negó" reads "nego"), as NegEx's trigger lists."""
+"""English and Spanish (the Spanish read with accents folded: "negó" is "nego"), as NegEx's trigger lists."""
 # Phrases that contain a negation word but negate nothing clinical ("I'm not sure", "non-English speaker").
 _PSEUDO_NEGATIONS = re.compile(
     r"\b(?:not sure|no idea|no one|nobody|not certain|not know|don'?t know|doesn'?t know|non[- ]english|"
     r"doesn'?t speak|does not speak|don'?t speak|not moving|without warning|never had|never happened|"
-    r"not (?:been )?(?:well|feeling well|himself|herself|themselves)|no reason|no warning|no history of that|"
-    r"no se|no sabe|no sabemos|no habla ingles|no estoy segur[oa]|no hay nadie|sin saber)\b",
+    r"not (?:been )?(?:well|feeling well|himself|herself|themselves)|no reason|no warning|no history of that)\b|"
+    + SPANISH_PSEUDO_NEGATIONS,
     re.IGNORECASE,
 )
 # A clause break ends a negation's scope: punctuation, commas, "and", and contrast words. Breaking at commas and
 # "and" errs towards firing a red flag ("no fever, chest pain"), which is the safe direction. "or" continues a
 # negated list ("denies suicidal or homicidal ideation", "no fever or chills"), as in NegEx.
 _SCOPE_BREAKERS = re.compile(
-    r"[.,;:!?\n]|\b(?:but|however|although|though|except|yet|and|now|then|so|pero|aunque|y|ahora|luego|entonces)\b",
+    r"[.,;:!?\n]|\b(?:but|however|although|though|except|yet|and|now|then|so)\b|" + SPANISH_SCOPE_BREAKERS,
     re.IGNORECASE,
 )
 # A finding said to be fine after it ("my breathing and throat are fine", "her color is normal"): NegEx's
 # post-negation triggers, a few words on.
 _NEGATED_AFTER = re.compile(
-    r"^(?:\s*[\w']+){0,4}?\s+(?:is|are|was|were|seems?|looks?|sounds?) (?:totally |completely |all |perfectly )?(?:fine|"
-    r"normal|ok|okay|good|clear|alright|all right)\b|^\s*(?:is|are|esta|estan) (?:bien|normal)\b",
+    r"^(?:\S+ ){0,4}?(?:is|are|was|were|seems?|looks?|sounds?) (?:totally |completely |all |perfectly )?"
+    r"(?:fine|normal|ok|okay|good|clear|alright|all right)\b|^(?:\S+ ){0,4}?(?:esta|estan) (?:bien|normal)\b",
     re.IGNORECASE,
 )
 _NEGATION_WINDOW_WORDS = 6
@@ -100,8 +102,11 @@ def is_negated(text: str, start: int, window_words: int = _NEGATION_WINDOW_WORDS
     return bool(_NEGATION_TRIGGERS.search(" ".join(words)))
 
 
+_AFTER_BREAK = re.compile(r"[.;:!?\n]|\b(?:but|pero)\b", re.IGNORECASE)
+
+
 def is_negated_after(text: str, end: int) -> bool:
     """True when the words right after a finding say it is fine ("breathing and throat are fine")."""
     after = text[end : end + 60]
-    cut = re.search(r"[.;:!?\n]|\b(?:but|pero)\b", after)
-    return bool(_NEGATED_AFTER.search(after[: cut.start()] if cut else after))
+    cut = _AFTER_BREAK.search(after)
+    return bool(_NEGATED_AFTER.match(" ".join((after[: cut.start()] if cut else after).split()[:7])))

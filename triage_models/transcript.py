@@ -15,7 +15,6 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -63,19 +62,28 @@ JOINED = {
     ("sobre", "dosis"): "sobredosis",
 }
 """Two-word mishearings of one red-flag word (speech-to-text splits or swaps them)."""
-RED_FLAG_WORDS = frozenset(
-    """
-    breathing breathe breath breaths unconscious unresponsive responsive responding conscious choking choked
-    bleeding blood seizure seizures seizing convulsing convulsion overdose overdosed chest pulse stroke
-    suicide suicidal pregnant drowning drowned hanging gasping collapsed anaphylaxis anaphylactic allergic
-    swelling swollen throat tongue vomiting diabetic poisoning poisoned swallowed stabbed gunshot heart attack
-    pressure weakness drooping slurred numbness confused dizzy fainted labor contractions crowning burned
-    unconsciousness emergency ambulance paralyzed wheezing asthma inhaler epipen naloxone narcan fentanyl
-    heroin opioid hemorrhage respira respirar respirando inconsciente responde convulsion convulsionando
-    sangrando sangre ahogando ahogado pecho embarazada sobredosis desmayo desmayado desmayada garganta infarto
-    derrame vomitando despierta pastillas suicidarse matarse pistola cuchillo apunalaron dispararon
-    """.split()  # noqa: SIM905
-)
+RED_FLAG_WORDS = {
+    "en": frozenset(
+        """
+        breathing breathe breath breaths unconscious unresponsive responsive responding conscious choking choked
+        bleeding blood seizure seizures seizing convulsing convulsion overdose overdosed chest pulse stroke
+        suicide suicidal pregnant drowning drowned hanging gasping collapsed anaphylaxis anaphylactic allergic
+        swelling swollen throat tongue vomiting diabetic poisoning poisoned swallowed stabbed gunshot heart attack
+        pressure weakness drooping slurred numbness confused dizzy fainted labor contractions crowning burned
+        unconsciousness emergency ambulance paralyzed wheezing asthma inhaler epipen naloxone narcan fentanyl
+        heroin opioid hemorrhage
+        """.split()  # noqa: SIM905
+    ),
+    "es": frozenset(
+        """
+        respira respirar respirando inconsciente responde convulsion convulsionando sangrando sangre ahogando
+        ahogado pecho embarazada sobredosis desmayo desmayado desmayada garganta infarto derrame vomitando
+        despierta pastillas suicidarse matarse pistola cuchillo apunalaron dispararon alergica alergico sangrado
+        """.split()  # noqa: SIM905
+    ),
+}
+"""Words whose misspellings matter, by language: a mishearing of one of these is put right before the rules read
+the call (a Spanish word is only ever mended into a Spanish one, an English word into an English one)."""
 """Words whose misspellings matter: a mishearing of one of these is put right before the rules read the call."""
 REAL_WORD_COUNT = 20
 """A word pyspellchecker has seen this often (in English or Spanish) is a real word, never corrected."""
@@ -116,30 +124,44 @@ _FOLD_TABLE = _build_fold_table()
 
 
 @functools.cache
-def _dictionaries() -> tuple[Any, Any]:
-    """pyspellchecker's English and Spanish word frequencies (loaded once, about 0.3 s)."""
+def _real_words() -> frozenset[str]:
+    """The words pyspellchecker's English and Spanish lists have seen at least `REAL_WORD_COUNT` times, accents
+    folded as the calls are (loaded once, about half a second)."""
     from spellchecker import SpellChecker
 
-    return SpellChecker(language="en").word_frequency, SpellChecker(language="es").word_frequency
+    words: set[str] = set()
+    for language in ("en", "es"):
+        frequency = SpellChecker(language=language).word_frequency
+        words.update(fold_accents(word) for word, count in frequency.items() if count >= REAL_WORD_COUNT)
+    return frozenset(words)
 
 
 def is_real_word(word: str) -> bool:
     """True for a word in common English or Spanish use (never corrected into a red-flag word)."""
-    english, spanish = _dictionaries()
-    return bool(english[word] >= REAL_WORD_COUNT or spanish[word] >= REAL_WORD_COUNT)
+    return word in _real_words()
+
+
+_ENDINGS = frozenset({"s", "es", "ed", "ing", "ly", "a", "o", "as", "os", "an", "en", "ar", "er", "ir", "ado", "ada"})
+
+
+def _inflects(word: str, candidate: str) -> bool:
+    """`word` is `candidate` with a grammatical ending ("convulsiona", "seizures"): another form, not a slip."""
+    return word.startswith(candidate) and word[len(candidate) :] in _ENDINGS
 
 
 @functools.lru_cache(maxsize=16_384)
-def correct_word(word: str) -> str | None:
-    """The red-flag word a misspelling stands for ("breething" -> "breathing"), or None.
+def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | None:
+    """The red-flag word of the call's languages a misspelling stands for ("breething" -> "breathing"), or None.
 
     Only words of five letters or more, not red-flag words already, not real words, with the same first letter
-    (mishearings keep it), at most one edit away (two from eight letters on; a transposition is one edit).
+    (mishearings keep it), at most one edit away (two from eight letters on; a transposition is one edit), and not
+    an inflection of the red-flag word ("convulsiona" stays: it starts with "convulsion").
     """
-    if len(word) < 5 or word in RED_FLAG_WORDS or not word.isalpha() or is_real_word(word):
+    vocabulary = frozenset().union(*(RED_FLAG_WORDS[language] for language in languages))
+    if len(word) < 5 or word in vocabulary or not word.isalpha() or is_real_word(word):
         return None
     limit = 2 if len(word) >= 8 else 1
-    candidates = [candidate for candidate in RED_FLAG_WORDS if candidate[0] == word[0]]
+    candidates = [candidate for candidate in vocabulary if candidate[0] == word[0] and not _inflects(word, candidate)]
     found = process.extractOne(word, candidates, scorer=OSA.distance, score_cutoff=limit)
     return None if found is None else str(found[0])
 
@@ -188,7 +210,7 @@ def _drop_repeats(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, in
     return [token for index, token in enumerate(tokens) if index not in drop]
 
 
-def _rewrite(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> list[tuple[str, int, int]]:
     """Joined mishearings, restored contractions and corrected misspellings (replacement text, original span)."""
     out: list[tuple[str, int, int]] = []
     index = 0
@@ -201,16 +223,17 @@ def _rewrite(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
                 out.append((JOINED[pair], start, tokens[index + 2][2]))
                 index += 3
                 continue
-        replacement = CONTRACTIONS.get(lowered) or (correct_word(lowered) if word.isalpha() else None)
+        replacement = CONTRACTIONS.get(lowered) or (correct_word(lowered, languages) if word.isalpha() else None)
         out.append((replacement or word, start, end))
         index += 1
     return out
 
 
-def readable(message: str) -> ReadableText:
-    """The message as the rules read it (see the module's docstring), with the origin of every character."""
+def readable(message: str, languages: tuple[str, ...] = ("en", "es")) -> ReadableText:
+    """The message as the rules read it (see the module's docstring), with the origin of every character;
+    misspellings are mended into the red-flag words of `languages` only."""
     folded = fold_accents(message)
-    pieces = _rewrite(_drop_noise(_words(folded)))
+    pieces = _rewrite(_drop_noise(_words(folded)), languages)
     chars: list[str] = []
     origin: list[int] = []
     for text, start, end in pieces:

@@ -54,7 +54,12 @@ POSITIVE: dict[str, list[str]] = {
         "he's been vomiting blood and passes out when he stands up",
         "her skin looks mottled",
     ],
-    "A-SEVERE-BLEEDING": ["he is bleeding heavily from the leg", "blood everywhere after the saw slipped"],
+    "A-SEVERE-BLEEDING": [
+        "he is bleeding heavily from the leg",
+        "the cut is gushing blood and soaking through the towel",
+        "it won't stop bleeding",
+    ],
+    "B-BLEEDING": ["blood everywhere after the saw slipped", "he's bleeding a lot from his hand"],
     "A-ANAPHYLAXIS": ["her throat is closing after peanuts", "his tongue is swelling"],
     "A-SEIZURE-ONGOING": ["he is still seizing", "she has been convulsing continuously"],
     "A-HANGING-DROWNING": ["we pulled him out of the pool, he was drowning", "found him hanging"],
@@ -234,6 +239,7 @@ NEGATED: dict[str, list[str]] = {
     ],
     "A-SEVERE-RESPIRATORY-DISTRESS": ["no retractions, no grunting", "she is talking in full sentences"],
     "A-SHOCK": ["not cold or clammy", "she fainted when she saw the needle"],
+    "B-BLEEDING": ["not bleeding a lot", "the cut on his hand bled a lot but it stopped"],
     "A-ANAPHYLAXIS": ["no anaphylaxis, just an itchy rash", "denies throat swelling"],
     "A-SEIZURE-ONGOING": ["no status epilepticus, seizure stopped"],
     "A-HANGING-DROWNING": ["not drowning, he got out of the pool himself", "we were hanging out and he got dizzy"],
@@ -435,7 +441,7 @@ def test_handbook_wordings_set_the_right_floor(message: str, floor: int | None) 
         ("no heartbeat", 1),
         ("he does not have a pulse", 1),
         ("she is having a seizure", 2),
-        ("he's bleeding really bad", 1),
+        ("he's bleeding really bad", 2),
         ("not responsive", 1),
         ("he hasn't been breathing for 2 minutes", 1),
         ("no signs of life", 1),
@@ -514,3 +520,16 @@ def test_evidence_quotes_the_callers_own_words() -> None:
     text = "uh hes not hes not breething"
     [hit] = evaluate_rules(text)
     assert (hit.rule_id, hit.text, text[hit.start : hit.end]) == ("A-NOT-BREATHING", "not breething", "not breething")
+
+
+def test_the_keyword_prefilter_never_skips_a_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    from triage_models import rules
+    from triage_models.generator import generate
+    from triage_models.rules_es import SPANISH_EXAMPLES
+
+    texts = [text for examples in (*POSITIVE.values(), *NEGATED.values()) for text in examples]
+    texts += [text for positives, negatives in SPANISH_EXAMPLES.values() for text in (*positives, *negatives)]
+    texts += [message.text for message in generate(400, 3)]
+    with_prefilter = [fired(text) for text in texts]
+    monkeypatch.setattr(rules, "may_match", lambda literals, lowered: True)
+    assert [fired(text) for text in texts] == with_prefilter
