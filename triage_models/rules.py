@@ -1328,7 +1328,9 @@ class _Reading:
 
 
 def _reading(languages: tuple[str, ...]) -> _Reading:
-    rules, self_negated = [], []
+    rules: list[tuple[PhraseRule, list[re.Pattern[str]], list[re.Pattern[str]], frozenset[str] | None, re.Pattern[str]]]
+    rules = []
+    self_negated: list[re.Pattern[str]] = []
     for rule in PHRASE_RULES:
         patterns, context = rule.wording(languages)
         compiled = [_compile(pattern) for pattern in patterns]
@@ -1342,7 +1344,9 @@ def _reading(languages: tuple[str, ...]) -> _Reading:
     return _Reading(rules, self_negated, _alternation(regex.pattern for regex in self_negated))
 
 
-_READINGS = {languages: _reading(languages) for languages in (("en",), ("es",), ("en", "es"))}
+_READINGS: dict[tuple[str, ...], _Reading] = {
+    languages: _reading(languages) for languages in (("en",), ("es",), ("en", "es"))
+}
 
 
 def _mask_negative_red_flags(text: str, reading: _Reading) -> str:

@@ -50,8 +50,8 @@ class DataFormat(StrEnum):
 
 
 class ResourceStep(StrEnum):
-    count = "count"
-    model = "model"
+    by_count = "count"
+    by_model = "model"
 
 
 class Reference(StrEnum):
