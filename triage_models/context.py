@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import Protocol
+
+from triage_models.text import is_negated, is_negated_after
 
 SCOPE_WORDS = 8
 """How many words a trigger reaches, within its clause."""
@@ -103,3 +106,33 @@ def context_of(text: str, start: int, end: int) -> Context | None:
     if _RESOLVED_AFTER.search(" ".join(text[end : end + 200].split()[:16])):
         return Context.RESOLVED
     return None
+
+
+class ContextReader(Protocol):
+    """How the rules ask whether a finding is denied and whether it is about now (an algorithm, swappable so that
+    another implementation can be measured against this one: `triage context-compare`)."""
+
+    name: str
+
+    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
+        """Whether the finding text[start:end] is denied (`masked` has red flags worded as negations blanked)."""
+        ...
+
+    def context(self, text: str, start: int, end: int) -> Context | None:
+        """The finding's context, or None when it is about the present."""
+        ...
+
+
+class HandWrittenContext:
+    """NegEx (`text.is_negated`, before and after the finding) and the ConText-style modifiers of this module."""
+
+    name = "negex+context"
+
+    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
+        return is_negated(masked, start, window_words) or is_negated_after(masked, end)
+
+    def context(self, text: str, start: int, end: int) -> Context | None:
+        return context_of(text, start, end)
+
+
+HAND_WRITTEN = HandWrittenContext()

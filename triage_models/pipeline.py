@@ -15,6 +15,7 @@ import numpy as np
 
 from triage_models.backends import ClassifierBackend, load_backend, new_backend
 from triage_models.calibration import fit_temperature, softmax
+from triage_models.context import HAND_WRITTEN, ContextReader
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
 from triage_models.language import detect_language
@@ -154,9 +155,13 @@ class Triager:
     in any way the trained model's decision stands and the result says so in `notes`.
     """
 
-    def __init__(self, model: TriageModel, llm: LLMClassifier | None = None) -> None:
+    def __init__(
+        self, model: TriageModel, llm: LLMClassifier | None = None, reader: ContextReader = HAND_WRITTEN
+    ) -> None:
         self.model = model
         self.llm = llm
+        self.reader = reader
+        """How the rules read negation and context (swapped only to measure another algorithm against ours)."""
         vocabulary = model.backend.vocabulary() if isinstance(model.backend, LinearBackend) else frozenset()
         self._known_word = vocabulary.__contains__
 
@@ -166,7 +171,7 @@ class Triager:
         text, truncated = truncate(full)
         # The rules read the whole message (up to the intake limit), the classifier its head.
         vitals = extract_vitals(full)
-        evidence = evaluate_rules(full, vitals)
+        evidence = evaluate_rules(full, vitals, self.reader)
         resources = predict_resources(text)
         language = detect_language(text, self._known_word)
         probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence, resources))

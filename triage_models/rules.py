@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from triage_models.context import Context, context_of
+from triage_models.context import HAND_WRITTEN, Context, ContextReader
 from triage_models.language import rule_languages
 from triage_models.prefilter import may_match, rule_literals
 from triage_models.result import DecisionPoint, Evidence
 from triage_models.rules_es import SPANISH_NEGATIVE_FORM, SPANISH_RULES
-from triage_models.text import is_negated, is_negated_after
 from triage_models.transcript import fold_accents, readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
@@ -1359,7 +1358,7 @@ def _mask_negative_red_flags(text: str, reading: _Reading) -> str:
 
 
 def _first_current(
-    patterns: list[re.Pattern[str]], text: str, masked: str, window_words: int = 6
+    patterns: list[re.Pattern[str]], text: str, masked: str, reader: ContextReader, window_words: int = 6
 ) -> tuple[re.Match[str], Context | None] | None:
     """The first match that is not negated, historical or hypothetical, with its context (None, or RESOLVED when
     only an episode over was found). A pattern pairing two findings marks the second with the group `also`, which
@@ -1367,12 +1366,12 @@ def _first_current(
     resolved: re.Match[str] | None = None
     for pattern in patterns:
         for match in pattern.finditer(text):
-            if is_negated(masked, match.start(), window_words) or is_negated_after(masked, match.end()):
+            if reader.negated(text, masked, match.start(), match.end(), window_words):
                 continue
             second = match.start("also") if "also" in pattern.groupindex else -1
-            if second > match.start() and is_negated(masked, second, window_words):
+            if second > match.start() and reader.negated(text, masked, second, match.end(), window_words):
                 continue
-            context = context_of(text, match.start(), match.end())
+            context = reader.context(text, match.start(), match.end())
             if context is None:
                 return match, None
             if context is Context.RESOLVED and resolved is None:
@@ -1396,7 +1395,7 @@ def _phrase_evidence(rule: PhraseRule, found: re.Match[str], resolved: bool, mes
     return Evidence(rule.rule_id, level, point, description, start, end, message[start:end], floor, resolved)
 
 
-def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
+def evaluate_rules(text: str, vitals: Vitals | None = None, reader: ContextReader = HAND_WRITTEN) -> list[Evidence]:
     """Every red flag in the message, most urgent first; empty when none fires.
 
     The rules read the message as `transcript.readable` gives it (fillers, repeats and misspellings of red-flag
@@ -1415,10 +1414,10 @@ def evaluate_rules(text: str, vitals: Vitals | None = None) -> list[Evidence]:
         if not may_match(literals, lowered) or (literals is None and any_of.search(folded) is None):
             continue
         # A life threat is only taken as negated by a negation right before it ("not choking", "no agonal").
-        found = _first_current(patterns, folded, masked, 3 if rule.esi_level == 1 else 6)
+        found = _first_current(patterns, folded, masked, reader, 3 if rule.esi_level == 1 else 6)
         if found is None:
             continue
-        if context and _first_current(context, folded, masked) is None:
+        if context and _first_current(context, folded, masked, reader) is None:
             continue
         hits.append(_phrase_evidence(rule, found[0], found[1] is Context.RESOLVED, text, reading))
     hits.extend(_vital_rules(vitals if vitals is not None else extract_vitals(text)))
