@@ -98,7 +98,9 @@ _PREGNANT = (
 _PREGNANCY_SIGN = (
     r"(?P<also>(?:vaginal |pv )?bleeding|\bvb\b|passing clots|(?:lower |severe |sharp |bad )?(?:abdominal|abd|belly"
     r"|stomach|pelvic|lower quadrant|llq|rlq) (?:pain|cramps)|pain (?:in|to) (?:the |her |my )?(?:lower )?(?:abdomen|"
-    r"belly|stomach|pelvis))"
+    r"belly|stomach|pelvis)|(?:sharp |bad |severe |stabbing )?pain (?:low )?(?:on|in) (?:my|her|the) (?:left"
+    r"|right|lower)"
+    r" (?:side|belly)|shoulder tip)"
 )
 _LATE_PREGNANCY = (
     r"(?:\b(?:2[1-9]|3\d|4[0-2]) ?(?:weeks?|wks?)(?: pregnant| gestation| along| ga\b| iup\b| preg\b)|\bga (?:2[1-9]"
@@ -123,7 +125,7 @@ _EYE_CHEMICAL = (
     r"(?:chemicals?|bleach|acid|alkali|lye|ammonia|drain cleaner|oven cleaner|cement|concrete|lime|caustic"
     r"|battery acid|degreaser|pool chlorine)"
 )
-_INGEST = r"(?:swallowed|swallowing|ate|eaten|ingested|ingesting|ingestion of|drank|drinking|chewed)"
+_INGEST = r"(?:swallowed|swallowing|ate|eaten|ingested|ingesting|ingestion of|drank|drinking|chewed|bit into|bit)"
 # A few words between a verb and its object, never across a conjunction ("ate lunch and cleaned with bleach").
 _WORD_GAP = r"(?:\s+(?!and\b|then\b|but\b|or\b|after\b|before\b|while\b|later\b)[\w'/-]+){0,4}?\s+"
 _DRUGS = (
@@ -421,6 +423,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:words|speech|talking) (?:are |is )?(?:coming out |come out )?(?:wrong|weird|funny|jumbled|garbled"
             r"|slurry"
             r"|all mixed up)\b|\bcan't (?:get|find) (?:my|his|her|the) words\b",
+            r"\bworst headache (?:of|in) (?:my|his|her|their) (?:whole )?life\b|\bthunderclap\b|\b(?:sudden|explosive)"
+            r" (?:severe |terrible |horrible )?headache\b",
         ),
     ),
     PhraseRule(
@@ -522,6 +526,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:black|tarry|bloody) (?:stools?|poop)\b",
             r"\bcoffee[- ]grounds? (?:emesis|vomit(?:us)?)\b|\bvomit(?:ing|ed)? (?:what looks like )?coffee[- ]grounds?"
             r"\b",
+            r"\bblack(?:,? (?:and )?(?:sticky|tarry|tar-like|smelly))? (?:stools?|poops?|bowel movements?)\b"
+            r"|\b(?:stools?|"
+            r"poop) (?:is |are |look |looks )?(?:black|like tar)\b",
         ),
     ),
     PhraseRule(
@@ -724,6 +731,12 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:fell|fallen|falling|fall|tumbled|slipped)\b (?:down|from the top of) (?:a |the |some |several |\d+ |"
             r"(?:two|three|four|five|ten) )?(?:whole |full |entire )?(?:flights? of )?(?:stairs|steps|staircase"
             r"|stairway)\b",
+            r"\b(?:on|lying on|laying on|stuck on) the (?:floor|ground)\b[^.]{0,40}\b(?:since (?:last night"
+            r"|yesterday|this"
+            r" morning)|for (?:hours|days|\d+ hours|a day|two days)|(?:can't|cannot|couldn't) get up)\b",
+            r"\b(?:been|lying|laying) on the (?:floor|ground) (?:since|for|all night|overnight)\b|\b(?:lying"
+            r"|laying) on the"
+            r" floor\b[^.]{0,60}\b(?:days|mail|newspaper)\b",
         ),
         context=_ELDERLY,
     ),
@@ -759,6 +772,22 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bpassed out\b|\bfainted\b|\bsyncop",
             r"\bcollapsed\b",
             r"\b(?:responds?|responding) (?:only )?to voice\b",
+            r"\bblack(?:ed|s)? out\b|\b(?:really |totally |kind of |kinda |completely )?out of it\b|\bmumbling\b",
+            r"\bkeeps? (?:asking|repeating|saying) the same (?:questions?|things?)\b|\bsleepier than (?:usual"
+            r"|normal)\b",
+            r"\bhard to (?:keep|get) (?:him|her|them) (?:awake|up)\b",
+        ),
+    ),
+    PhraseRule(
+        "B-CARDIAC-SYNCOPE",
+        2,
+        B,
+        "A racing or pounding heart with fainting, near-fainting or chest pain",
+        (
+            r"\bheart\b[^.]{0,10}\b(?:racing|pounding|beating (?:really |so |very )?fast|going (?:really |so )?fast)\b"
+            r"[^.]{0,80}\b(?P<also>pass(?:ed)? out|black(?:ed)? out|faint|dizzy|lightheaded|chest pain)",
+            r"\b(?:pass(?:ed)? out|black(?:ed)? out|fainted)\b[^.]{0,80}\bheart\b[^.]{0,10}\b(?P<also>racing|pounding"
+            r"|beating (?:really |so |very )?fast)",
         ),
     ),
     PhraseRule(
@@ -778,6 +807,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:getting worse|worse|won't (?:stop|go away))\b",
             r"\b(?:inhaler|puffer|nebulizer|albuterol)\b[^.]{0,30}\b(?:not|isn't|isnt|doesn't|didn't|no longer)"
             r" (?:help|helping|work|working)\b",
+            r"\bstridor\b|\bhigh[- ]pitched (?:noise|sound|squeak|whistle|wheeze)\b[^.]{0,30}\bbreathes? in\b"
+            r"|\b(?:terribly|really|very|so|extremely) short of breath\b|\b(?:oxygen|o2)\b[^.]{0,20}\b(?:isn't"
+            r"|is not|not|"
+            r"doesn't|isnt) (?:help|helping|working)\b",
         ),
     ),
     PhraseRule(
@@ -826,6 +859,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         ),
         context=(
             r"\bbirth control\b|\boral contraceptives?\b|\bocps?\b|\bthe pill\b|\bestrogen\b",
+            r"\bcalf (?:is )?(?:swollen|painful|hurts|red)\b|\b(?:one|left|right) leg (?:is )?swollen\b"
+            r"|\b(?:long|\d+[- ]hour)"
+            r" (?:flight|drive|car ride|bus ride)\b|\bflight (?:back|home)\b",
             r"\brecent (?:\w+ )?surgery\b|\b(?:just had|had) (?:\w+ )?surgery (?:last|this|yesterday|recently"
             r"|\d+ (?:days?"
             r"|weeks?) ago|a (?:few )?(?:days?|weeks?) ago)\b|\bpost[- ]?op\b|\b(?:long|recent) (?:flight|car ride"
@@ -1028,6 +1064,12 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\b(?:large|extensive|major|severe) burns?\b",
             r"\bhouse fire\b[^.]{0,60}\b(?:burn|smoke)",
             r"\bsmoke inhalation\b",
+            r"\bskin (?:is )?(?:peeling|coming|falling|sloughing) off\b|\b(?:blisters?|blistering"
+            r")\b[^.]{0,60}"
+            r"\b(?:baby|infant|toddler|child)\b|\b(?:baby|infant|toddler)\b[^.]{0,80}\b(?:blisters?|blistering)\b",
+            r"\bburn(?:s|ed)? (?:all )?(?:over|on|to) (?:both|his|her|their|my)? ?(?:arms?|legs?) and (?:chest"
+            r"|face|back|"
+            r"belly|stomach)\b|\b(?:grease|oil|kitchen) fire\b[^.]{0,60}\bburn",
         ),
     ),
     PhraseRule(
@@ -1040,6 +1082,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bheat ?stroke\b|\bhypertherm(?:ia|ic)\b",
             r"\bfound (?:outside|outdoors|in the snow|in the cold)\b[^.]{0,30}\b(?:cold|freezing|frozen|overnight"
             r"|all night|hours)\b",
+            r"\b(?:lying|laying|passed out|found)\b[^.]{0,15}\bin the snow\b"
+            r"|\bfreezing cold\b[^.]{0,40}\b(?:won't|can't|"
+            r"isn't|not) (?:get up|move|wake|respond)",
         ),
     ),
     PhraseRule(

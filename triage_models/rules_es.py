@@ -432,6 +432,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|adormecimiento|entumecimiento|confusion|confundid[oa]|no (?:puede|pudo) (?:hablar|caminar|ver|mover"
             r"|levantar)|se le durmio (?:el|la|medio))",
             r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji",
+            r"\bpeor dolor de cabeza\b|\bdolor de cabeza\b[^.]{0,40}\bel peor de (?:mi|su) vida\b|\bdolor de cabeza"
+            r" (?:muy )?(?:fuerte|intenso|terrible)\b[^.]{0,30}\bde (?:golpe|repente)\b",
         ),
     ),
     "B-VISION-LOSS": SpanishWording(
@@ -512,6 +514,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
             r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b|\bvomit\w{0,5}[^.]{0,20}\b(?:como (?:asiento"
             r"|posos|borra|concho) de cafe|negro|negruzco|cafe oscuro)\b",
+            r"\b(?:heces|popo|excremento|caca|evacuaciones)\b[^.]{0,10}\bnegr[oa]s?\b",
         ),
     ),
     "B-GI-BLEED-RISK": SpanishWording(
@@ -728,6 +731,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:entra y sale|pierde y recupera) (?:de )?(?:la )?conciencia\b|\bresponde (?:solo |nada mas )?a la"
             r" voz\b|\bno esta en sus cinco sentidos\b|\bestado mental alterado\b|\bcambio (?:en su|de) (?:estado"
             r" mental|conducta|comportamiento)\b",
+            r"\b(?:no esta en si|esta ido|esta ida|balbucea|balbuceando|pregunta lo mismo"
+            r"|mas dormid[oa] de lo normal)\b",
         ),
     ),
     "B-RESPIRATORY-DISTRESS": SpanishWording(
@@ -954,6 +959,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|humo)|\bse (?:incendio|quemo) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem|humo)",
             r"\binhal\w{0,5} (?:de )?(?:mucho )?humo\b|\b(?:aspiro|trago|respiro) mucho humo\b|\bintoxicacion por"
             r" humo\b",
+            r"\b(?:agua hirviendo|aceite (?:caliente|hirviendo))\b[^.]{0,80}\b(?:ampollas?|bebe|nin[oa]|cara|pecho)\b"
+            r"|\bampollas?\b[^.]{0,60}\b(?:bebe|nin[oa]|cara|pecho)\b|\bse le (?:esta )?(?:cayendo|pelando) la piel\b",
         ),
     ),
     "B-TEMPERATURE-EXTREME": SpanishWording(
@@ -1107,6 +1114,14 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT[2:-2] + r"|\bagitad\w{0,2}"
             r"|\bconfundid[oa]\b|\binquiet[oa]\b",
             r"\bdelirium tremens\b|\bdelirio tremens\b",
+        ),
+    ),
+    "B-CARDIAC-SYNCOPE": SpanishWording(
+        (
+            r"\bcorazon\b[^.]{0,10}\b(?:acelerado|muy rapido|le late muy rapido|late muy rapido|palpita|le brinca)\b"
+            r"[^.]{0,80}\b(?:desmay|maread|dolor de pecho|se va a caer)",
+            r"\b(?:se desmayo|se me fue el mundo|perdio el conocimiento)\b[^.]{0,80}\bcorazon\b[^.]{0,10}\b(?:acelerado"
+            r"|muy rapido|palpitaba)",
         ),
     ),
     "B-BLEEDING": SpanishWording(
@@ -1822,6 +1837,13 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "está pálido y frío, sudando mucho",
         ),
         ("no está fría ni sudorosa", "se mareó al ver la aguja"),
+    ),
+    "B-CARDIAC-SYNCOPE": (
+        (
+            "tengo el corazón acelerado y siento que me voy a desmayar",
+            "se desmayó y dice que el corazón le latía muy rápido",
+        ),
+        ("tiene el corazón acelerado porque corrió, pero está bien",),
     ),
     "B-BLEEDING": (
         ("se cortó la mano y está sangrando mucho", "hay mucha sangre en el baño"),

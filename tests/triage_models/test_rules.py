@@ -60,6 +60,10 @@ POSITIVE: dict[str, list[str]] = {
         "it won't stop bleeding",
     ],
     "B-BLEEDING": ["blood everywhere after the saw slipped", "he's bleeding a lot from his hand"],
+    "B-CARDIAC-SYNCOPE": [
+        "my heart is racing and I feel like I'm going to pass out",
+        "I blacked out at my desk, my heart was pounding right before",
+    ],
     "A-ANAPHYLAXIS": ["her throat is closing after peanuts", "his tongue is swelling"],
     "A-SEIZURE-ONGOING": ["he is still seizing", "she has been convulsing continuously"],
     "A-HANGING-DROWNING": ["we pulled him out of the pool, he was drowning", "found him hanging"],
@@ -240,6 +244,7 @@ NEGATED: dict[str, list[str]] = {
     "A-SEVERE-RESPIRATORY-DISTRESS": ["no retractions, no grunting", "she is talking in full sentences"],
     "A-SHOCK": ["not cold or clammy", "she fainted when she saw the needle"],
     "B-BLEEDING": ["not bleeding a lot", "the cut on his hand bled a lot but it stopped"],
+    "B-CARDIAC-SYNCOPE": ["my heart is racing after the run, no dizziness", "heart racing, not dizzy"],
     "A-ANAPHYLAXIS": ["no anaphylaxis, just an itchy rash", "denies throat swelling"],
     "A-SEIZURE-ONGOING": ["no status epilepticus, seizure stopped"],
     "A-HANGING-DROWNING": ["not drowning, he got out of the pool himself", "we were hanging out and he got dizzy"],
