@@ -36,6 +36,10 @@ class DecisionPolicy:
     """Decision point B from the model alone: with no red flag, advisory flag or danger-zone vital sign in the call,
     P(ESI 1) + P(ESI 2) must reach this (not `urgent_threshold`) for ESI 1-2, so that a call the rules find nothing
     in is not made urgent by unfamiliar words. Such a level is flagged for review all the same."""
+    calm_limit: float = 1.01
+    """Decision point C never calls a call calm (ESI 4-5) when the model's P(ESI 1) + P(ESI 2) reaches this: it takes
+    ESI 3 and asks a person to look. Training sets it to the share of ESI 1-2 among the real cases (a call the model
+    finds at least as likely urgent as the average case is not calm); 1.01 never applies."""
     resource_step: str = "count"
     """Decision point C: "count" follows the handbook's arithmetic on the expected resources (none -> 5, one -> 4,
     two or more -> 3); "model" takes the most probable of ESI 3-5 (the model reads the resources as features)."""
@@ -138,6 +142,11 @@ def decide(
     reviewed, reason = _review(level, probabilities, floor, policy)
     if reviewed != level:
         point = DecisionPoint.A if reviewed == 1 else DecisionPoint.B if reviewed == 2 else DecisionPoint.C
+    urgency = probabilities[0] + probabilities[1]
+    if point is DecisionPoint.C and reviewed > 3 and urgency >= policy.calm_limit:
+        reviewed, reason = 3, (
+            f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call: took ESI 3"
+        )
     if reviewed <= 2 and not any(not hit.resolved for hit in evidence) and not reason:
         reason = (
             f"ESI {reviewed} from the model alone (P(ESI 1-2) {probabilities[0] + probabilities[1]:.2f}): no red flag"

@@ -88,10 +88,11 @@ def _rank(figures: dict[str, SourceFigures]) -> tuple[int, float]:
 
 
 def tune_policy(cases: Sequence[TuningCase], resource_step: str = "count") -> DecisionPolicy:
-    """The grid's best policy by `_rank` for a decision point C (`DecisionPolicy.resource_step`); the default policy
-    when there are no cases."""
+    """The grid's best policy by `_rank` for a decision point C (`DecisionPolicy.resource_step`), with the calm limit
+    at the cases' share of ESI 1-2; the default policy when there are no cases."""
     if not cases:
         return DecisionPolicy(resource_step=resource_step)
+    calm_limit = round(sum(case.esi_level <= 2 for case in cases) / len(cases), 3)
     best: tuple[tuple[int, float], DecisionPolicy] | None = None
     grid = itertools.product(URGENT_THRESHOLDS, REVIEW_RATIOS, DANGER_ZONE_THRESHOLDS, UNSUPPORTED_URGENT_THRESHOLDS)
     for threshold, ratio, danger, unsupported in grid:
@@ -100,6 +101,7 @@ def tune_policy(cases: Sequence[TuningCase], resource_step: str = "count") -> De
             review_ratio=ratio,
             danger_zone_threshold=danger,
             unsupported_urgent_threshold=max(unsupported, threshold),
+            calm_limit=calm_limit,
             resource_step=resource_step,
         )
         rank = _rank(evaluate_policy(cases, policy))
