@@ -11,7 +11,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
+from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep, SourceLimitsDep
 from app.db.session import session_scope
 from app.intake.schemas import IntakeAccepted, IntakeMessage, refusals
 from app.intake.signatures import SignatureError, verify
@@ -74,6 +74,10 @@ def _rejected(error: ValidationError) -> JSONResponse:
     response_model=IntakeAccepted,
     responses={
         422: {"model": IntakeRejected},
+        429: {
+            "description": "the source is over its intake limit: nothing stored; retry the same message after "
+            "Retry-After"
+        },
         503: {"description": "the database is away: nothing stored; retry the same message after Retry-After"},
     },
 )
@@ -84,6 +88,7 @@ async def intake(
     settings: SettingsDep,
     metrics: IntakeMetricsDep,
     heap: HeapDep,
+    limits: SourceLimitsDep,
 ) -> IntakeAccepted | JSONResponse:
     """Verify the signature on the raw bytes, store the message with its outbox entry, answer 202, hand over."""
     secrets = settings.webhook_secrets.get(source)
@@ -109,6 +114,13 @@ async def intake(
         metrics.rejected.labels(error.reason).inc()
         raise HTTPException(401, str(error)) from None
     assert webhook_id is not None
+    # Counted once authenticated: a sender without the secret cannot use up a source's room.
+    over = await run_in_threadpool(limits.hit, source)
+    if over is not None:
+        metrics.rejected.labels("rate_limited").inc()
+        metrics.refused.labels(source, "rate_limited").inc()
+        log.warning("intake: source=%s webhook_id=%s refused, over its limit %s", source, webhook_id, over.limit)
+        raise HTTPException(429, over.reason, headers={"Retry-After": str(over.retry_after_s)})
     if len(webhook_id) > 255:
         metrics.rejected.labels("invalid").inc()
         raise HTTPException(422, "webhook-id longer than 255 characters")
