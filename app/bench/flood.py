@@ -53,26 +53,32 @@ def _post(client: httpx.Client, source: str, secret: str, webhook_id: str, text:
     return client.post(f"/v1/intake/{source}", content=body, headers=signed_headers(secret, webhook_id, body))
 
 
-def flood(base: str, started: float) -> FloodSender:
-    """Send `FLOOD_CALLS` at `FLOOD_RATE_PER_S` from `started` (monotonic), each 429 again after its Retry-After."""
+def flood(
+    client: httpx.Client,
+    started: float,
+    calls: int = FLOOD_CALLS,
+    rate_per_s: float = FLOOD_RATE_PER_S,
+    horizon_s: float = RETRY_HORIZON_S,
+) -> FloodSender:
+    """Send `calls` from the `flood` source at `rate_per_s` from `started` (monotonic), each refused one again after
+    its Retry-After, until `horizon_s` after `started`."""
     outcome = FloodSender()
-    due = [(started + n / FLOOD_RATE_PER_S, n, 0) for n in range(FLOOD_CALLS)]
+    due = [(started + n / rate_per_s, n, 0) for n in range(calls)]
     heapq.heapify(due)
-    with httpx.Client(base_url=base, timeout=10) as client:
-        while due and due[0][0] < started + RETRY_HORIZON_S:
-            at, n, tries = heapq.heappop(due)
-            time.sleep(max(0.0, at - time.monotonic()))
-            answer = _post(client, "flood", FLOOD_SECRET, f"flood-{n}", FLOOD_ESI1_TEXT.format(n=n))
-            if answer.status_code == 202:
-                if tries:
-                    outcome.after_retry += 1
-                else:
-                    outcome.at_once += 1
-            elif answer.status_code == 429 and answer.headers.get("retry-after", "").isdigit():
-                outcome.refusals += 1
-                heapq.heappush(due, (time.monotonic() + int(answer.headers["retry-after"]), n, tries + 1))
+    while due and due[0][0] < started + horizon_s:
+        at, n, tries = heapq.heappop(due)
+        time.sleep(max(0.0, at - time.monotonic()))
+        answer = _post(client, "flood", FLOOD_SECRET, f"flood-{n}", FLOOD_ESI1_TEXT.format(n=n))
+        if answer.status_code == 202:
+            if tries:
+                outcome.after_retry += 1
             else:
-                outcome.lost.append(f"flood-{n}: {answer.status_code}")
+                outcome.at_once += 1
+        elif answer.status_code == 429 and answer.headers.get("retry-after", "").isdigit():
+            outcome.refusals += 1
+            heapq.heappush(due, (time.monotonic() + int(answer.headers["retry-after"]), n, tries + 1))
+        else:
+            outcome.lost.append(f"flood-{n}: {answer.status_code}")
     outcome.waiting = len(due)
     return outcome
 
@@ -126,7 +132,8 @@ def flood_checks(base: str, token: str, cad_secret: str, redis_url: str, refused
     cad: list[tuple[str, float]] = []
     cad_thread = threading.Thread(target=lambda: cad.extend(cad_calls(base, started, cad_secret)))
     cad_thread.start()
-    outcome = flood(base, started)
+    with httpx.Client(base_url=base, timeout=10) as client:
+        outcome = flood(client, started)
     cad_thread.join()
     with httpx.Client(base_url=base, timeout=10) as client:
         guidance = [_guidance_s(client, token, incident_id, sent, GUIDANCE_TARGET_S + 30) for incident_id, sent in cad]
