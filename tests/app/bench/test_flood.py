@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import cast
 
+import httpx
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -24,7 +26,8 @@ def test_the_flooding_sender_loses_nothing_and_retries_after_retry_after(tmp_pat
         database_url=url, webhook_secrets={"flood": [FLOOD_SECRET]}, intake_limits={"flood": "3/second"}
     )
     with TestClient(create_app(settings, reconciler=False, console=False)) as client:
-        outcome = flood(client, time.monotonic(), calls=8, rate_per_s=100.0, horizon_s=2.5)
+        # TestClient is an httpx.Client (mypy reads Starlette's through another path).
+        outcome = flood(cast(httpx.Client, client), time.monotonic(), calls=8, rate_per_s=100.0, horizon_s=2.5)
         metrics = client.get("/metrics").text
     with session_scope(url) as session:
         stored = session.scalar(select(func.count()).select_from(Incident).where(Incident.source == "flood"))
