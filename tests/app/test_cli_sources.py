@@ -20,7 +20,9 @@ from app.cli.main import cli
 from app.db.migrate import upgrade
 from app.db.models import Incident, IntakeSource, SourceSecret
 from app.db.session import session_scope
+from app.intake.limits import source_limits_for
 from app.intake.signatures import signed_headers
+from app.queueing import redis_client
 from app.settings import Settings, get_settings
 from tests.app.cli_output import contains
 
@@ -137,3 +139,19 @@ def test_an_unknown_source_is_a_usage_error_naming_the_known_ones(settings: Sett
     code, output = invoke("suspend", "fax")
     assert code == 2
     assert contains(output, "no source 'fax' in TRIAGE_WEBHOOK_SECRETS (sources: cad, pager)")
+
+
+def test_list_shows_the_calls_and_refusals_counted_in_redis(
+    settings: Settings, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prefix = f"sources-{uuid.uuid4().hex}"
+    monkeypatch.setenv("TRIAGE_REDIS_URL", redis_url)
+    monkeypatch.setenv("TRIAGE_QUEUE_PREFIX", prefix)
+    monkeypatch.setenv("TRIAGE_INTAKE_LIMITS", json.dumps({"pager": "2/minute"}))
+    get_settings.cache_clear()
+    limits = source_limits_for({"pager": "2/minute"}, "120/minute", redis_client(redis_url), prefix)
+    assert [limits.hit("pager") is None for _ in range(5)] == [True, True, False, False, False]
+    assert limits.hit("cad") is None
+    code, output = invoke("list")
+    assert code == 0
+    assert [line.split()[-3:] for line in output.splitlines()[1:]] == [["1", "0", "1"], ["2", "3", "1"]]
