@@ -11,6 +11,7 @@ bands. With one source the order is the policy's order, unchanged. The Redis hea
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -54,13 +55,22 @@ def next_call(waiting: Sequence[Waiting], served: Mapping[str, int]) -> Waiting:
 
 
 def take_order(waiting: Sequence[Waiting], served: Mapping[str, int]) -> list[str]:
-    """The ids in the order the heap takes them, if nothing arrives meanwhile."""
-    left = sorted(waiting)
+    """The ids in the order the heap takes them, if nothing arrives meanwhile: `next_call` again and again, with
+    the calls kept per (band, level) and source so that each step looks at the sources' heads only."""
+    groups: dict[tuple[int, int], dict[str, deque[Waiting]]] = {}
+    for call in sorted(waiting):
+        groups.setdefault((call.band, call.level), {}).setdefault(call.source, deque()).append(call)
     counts = dict(served)
     order = []
-    while left:
-        call = next_call(left, counts)
-        left.remove(call)
+    while groups:
+        head = min(groups, key=lambda group: min(queue[0] for queue in groups[group].values()))
+        offers = groups[head]
+        source = min(offers, key=lambda name: (counts.get(served_key(head[1], name), 0), offers[name][0]))
+        call = offers[source].popleft()
+        if not offers[source]:
+            del offers[source]
+            if not offers:
+                del groups[head]
         key = served_key(call.level, call.source)
         counts[key] = counts.get(key, 0) + 1
         order.append(call.item_id)
