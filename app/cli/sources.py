@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from sqlalchemy.orm import Session
 
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.intake.limits import SourceLimits
 
 sources_app = typer.Typer(help="Webhook sources: limits, suspension, secrets.", no_args_is_help=True)
 
@@ -30,41 +33,35 @@ def _session() -> Iterator[tuple[Session, Settings]]:
         raise typer.BadParameter(str(error), param_hint="SOURCE") from None
 
 
-def _recent(settings: Settings, source: str) -> tuple[str, str]:
-    """Calls let through in the source's first window and refusals in the last minute, from the shared windows in
-    Redis; "-" without Redis (each web process then counts its own)."""
-    if settings.redis_url is None:
-        return "-", "-"
+def _limits(settings: Settings) -> SourceLimits:
+    """The sources' limits, on the shared windows in Redis when the settings name one."""
     from app.intake.limits import source_limits_for
     from app.queueing import redis_client
 
-    limits = source_limits_for(
-        settings.intake_limits, settings.intake_limit, redis_client(settings.redis_url), settings.queue_prefix
-    )
-    counts = limits.counts(source)
-    return str(counts.calls), str(counts.refused)
+    client = redis_client(settings.redis_url) if settings.redis_url is not None else None
+    return source_limits_for(settings.intake_limits, settings.intake_limit, client, settings.queue_prefix)
 
 
 @sources_app.command("list")
 def sources_list() -> None:
-    """Every source: its limit, state, calls in its first window and refusals in the last minute, secrets
-    accepted (never a secret)."""
-    from app.intake.limits import parse_limit
+    """Every source: its limit, state, calls in its first window and refusals in the last minute (from the shared
+    windows in Redis; "-" without it, each web process then counting its own), secrets accepted (never a secret)."""
     from app.intake.sources import source_states
 
     with _session() as (session, settings):
         states = source_states(session, settings)
+    limits = _limits(settings)
     rows = [("SOURCE", "LIMIT", "STATE", "CALLS", "REFUSED/MIN", "SECRETS")]
     for name, state in sorted(states.items()):
-        limit = ", ".join(
-            str(item) for item in parse_limit(name, settings.intake_limits.get(name, settings.intake_limit))
-        )
         status = "active"
         if state.suspended_at is not None:
             status = f"suspended {state.suspended_at:%Y-%m-%d %H:%M} UTC"
             status += f" ({state.suspended_reason})" if state.suspended_reason else ""
-        calls, refused = _recent(settings, name)
-        rows.append((name, limit, status, calls, refused, str(len(state.secrets))))
+        calls, refused = "-", "-"
+        if settings.redis_url is not None:
+            counts = limits.counts(name)
+            calls, refused = str(counts.calls), str(counts.refused)
+        rows.append((name, limits.describe(name), status, calls, refused, str(len(state.secrets))))
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
