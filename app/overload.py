@@ -96,12 +96,12 @@ def shed_overdue(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime |
         try:
             written, put_back_level = write_template_guidance(settings, item, decision, now)
         except Exception:
-            heap.push(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us)
+            heap.push(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
             raise
         if written:
             shed.append(item.item_id)
         elif put_back_level is not None:
-            heap.push(item.item_id, put_back_level, item.est_remaining_s, item.arrival_us)
+            heap.push(item.item_id, put_back_level, item.est_remaining_s, item.arrival_us, item.source)
     if shed:
         log.warning("overload: %d call(s) of ESI %d-5 given template guidance", len(shed), settings.shed_min_level)
         try:

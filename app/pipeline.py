@@ -176,10 +176,10 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
         if incident.guidance_state == GuidanceState.PENDING:
             incident.guidance_state = GuidanceState.QUEUED.value
             incident.queued_at = utcnow()
-        level, text = incident.esi_level, incident.text
+        level, text, source = incident.esi_level, incident.text, incident.source
         tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
     assert level is not None
-    heap.push(incident_id, level, estimate_remaining_s(text, tokens), arrival)
+    heap.push(incident_id, level, estimate_remaining_s(text, tokens), arrival, source)
     # An override committed while we classified: its re-key may have found nothing in the heap yet.
     with session_scope(settings.database_url) as session:
         current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
@@ -281,7 +281,7 @@ def reconcile(
                 if incident.engine_seen_at is not None and incident.engine_seen_at > served_since:
                     continue  # an engine worker is serving it (its lease will be re-created if Redis lost it)
                 estimate = estimate_remaining_s(incident.text, incident.predicted_output_tokens or 0)
-                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident)):
+                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
                     counts["requeued"] += 1
     return counts
 

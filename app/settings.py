@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
 from app.redis_urls import RedisURL
 from scheduler.engines.base import ENGINE_NAMES
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
@@ -67,6 +68,13 @@ class Settings(BaseSettings):
     )
     """Source name -> its `whsec_` secrets (several during a rotation)."""
     webhook_tolerance_s: int = 300
+    intake_limit: str = DEFAULT_INTAKE_LIMIT
+    """Each source's intake limit in `limits` notation (every window must hold); past it a call gets 429 with
+    Retry-After and nothing is stored (docs/intake.md#per-source-limits)."""
+    intake_limits: dict[str, str] = Field(default_factory=dict)
+    """Source name -> its own limit, in place of `intake_limit`."""
+    secret_grace_s: float = Field(default=86_400.0, gt=0)
+    """After `sources rotate-secret`, the secrets it replaces are still accepted this long."""
     max_body_bytes: int = 65_536
     dev_open_api: bool = False
     """Development only: the incident API without a token, for local tools."""
@@ -161,6 +169,17 @@ class Settings(BaseSettings):
                 raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}] has no secret")
             for secret in secrets:
                 _check_secret(source, secret)
+        try:
+            parse_limit("(TRIAGE_INTAKE_LIMIT)", self.intake_limit)
+            for source, limit in self.intake_limits.items():
+                parse_limit(source, limit)
+        except IntakeLimitError as error:
+            raise SettingsError(f"TRIAGE_INTAKE_LIMIT(S): {error}") from None
+        unknown = sorted(set(self.intake_limits) - set(self.webhook_secrets))
+        if unknown:
+            raise SettingsError(
+                f"TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: {', '.join(unknown)}"
+            )
         if self.env == "production":
             placeholders = [source for source, secrets in self.webhook_secrets.items() if PLACEHOLDER_SECRET in secrets]
             if placeholders:

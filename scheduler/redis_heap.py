@@ -4,8 +4,11 @@ Keys (under a prefix): `queue`, a sorted set of waiting items scored by the poli
 (`scheduler.policy.encode_priority`, the same integer vLLM's `priority` carries; its last digit is the ESI level),
 members `"<arrival µs, 20 digits>|<id>"` so equal scores go by arrival; `leases`, a sorted set of
 leased ids scored by lease expiry (Redis server time, ms); `items`, a hash id -> JSON (level, estimate, arrival,
-score, the score while overloaded, member, consumer, deliveries); `overload`, present while the queue is
-overloaded (`set_overloaded`: waiting items are then scored by `PolicyOptions.when_overloaded`). Every operation
+score, the score while overloaded, member, source, consumer, deliveries); `overload`, present while the queue is
+overloaded (`set_overloaded`: waiting items are then scored by `PolicyOptions.when_overloaded`). Fair share by
+source inside an ESI level (`scheduler.fair_share`): `queue:<level>:<source>`, each source's waiting items of a
+level (the same members and scores as `queue`); `sources`, every source seen; `served`, a hash of each source's
+count of items taken per level (`<level>|<source>`) and each level's clock (`<level>`). Every operation
 that touches more than one key is one Lua script, so a crashed client leaves no half-done state, and expired leases
 go back to the queue (at their current key) before every pop: a consumer that dies loses nothing.
 """
@@ -16,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from scheduler.fair_share import HALF_BAND, Waiting, take_order
 from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, KeyView, PolicyOptions, encode_priority, get_policy
 
 ARRIVAL_DIGITS = 20
@@ -32,6 +36,33 @@ local function score_for(item)
   if item.overload_score and redis.call('EXISTS', KEYS[4]) == 1 then return item.overload_score end
   return item.score
 end
+-- Each source's own queue per ESI level (the same scores), for fair share (`scheduler.fair_share`).
+local function source_queue(item)
+  return KEYS[1] .. ':' .. tostring(item.esi_level) .. ':' .. (item.source or '')
+end
+local function served_field(level, source)
+  return tostring(level) .. '|' .. source
+end
+local function rescore(item)
+  local score = score_for(item)
+  redis.call('ZADD', KEYS[1], score, item.member)
+  redis.call('ZADD', source_queue(item), score, item.member)
+end
+local function enqueue(item)
+  local own = source_queue(item)
+  if redis.call('ZCARD', own) == 0 then
+    -- The source starts (again) at the level's clock: an idle spell earns no burst.
+    local field = served_field(item.esi_level, item.source or '')
+    local clock = tonumber(redis.call('HGET', KEYS[6], tostring(item.esi_level)) or '0')
+    if tonumber(redis.call('HGET', KEYS[6], field) or '0') < clock then redis.call('HSET', KEYS[6], field, clock) end
+  end
+  redis.call('SADD', KEYS[5], item.source or '')
+  rescore(item)
+end
+local function dequeue(item)
+  redis.call('ZREM', source_queue(item), item.member)
+  return redis.call('ZREM', KEYS[1], item.member)
+end
 """
 
 _REQUEUE_EXPIRED = (
@@ -47,7 +78,7 @@ local function requeue_expired(queue, leases, items, now)
       local item = cjson.decode(raw)
       item.consumer = ''
       redis.call('HSET', items, id, cjson.encode(item))
-      redis.call('ZADD', queue, score_for(item), item.member)
+      enqueue(item)
     end
   end
   return #expired
@@ -58,12 +89,12 @@ end
 _PUSH = (
     _SCORE
     + """
--- KEYS: queue, leases, items, overload; ARGV: id, json item. Returns 1 if added, 0 if the id is already waiting or
--- leased.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, json item. Returns 1 if added, 0 if the id is
+-- already waiting or leased.
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
 local item = cjson.decode(ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[1], score_for(item), item.member)
+enqueue(item)
 return 1
 """
 )
@@ -71,8 +102,8 @@ return 1
 _PUSH_LEASED = (
     _NOW
     + """
--- KEYS: queue, leases, items, overload; ARGV: id, json item (consumer set), lease ms. Re-creates an item under a lease
--- (a consumer still serving it after Redis lost it); 0 if the id is already known.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, json item (consumer set), lease ms. Re-creates
+-- an item under a lease (a consumer still serving it after Redis lost it); 0 if the id is already known.
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[3]), ARGV[1])
@@ -83,23 +114,54 @@ return 1
 _POP_LEASE = (
     _REQUEUE_EXPIRED
     + """
--- KEYS: queue, leases, items, overload; ARGV: lease ms, consumer, max level (0 = any). Returns the item JSON or nil.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: lease ms, consumer, max level (0 = any). Returns the
+-- item JSON or nil. The head's level and band are taken; within them, the source served least often goes first
+-- (ties: the better score, then the earlier member), as `scheduler.fair_share.next_call` says.
 local now = now_ms()
 requeue_expired(KEYS[1], KEYS[2], KEYS[3], now)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #head == 0 then return false end
+local head_score = tonumber(head[2])
+local level = head_score % 10
 local max_level = tonumber(ARGV[3])
-if max_level > 0 and tonumber(head[2]) % 10 > max_level then return false end
-local member = head[1]
-redis.call('ZREM', KEYS[1], member)
-local id = string.sub(member, 22)
-local raw = redis.call('HGET', KEYS[3], id)
-local item = cjson.decode(raw)
-item.consumer = ARGV[2]
-item.deliveries = (item.deliveries or 0) + 1
-local encoded = cjson.encode(item)
-redis.call('HSET', KEYS[3], id, encoded)
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), id)
+if max_level > 0 and level > max_level then return false end
+local band = math.floor(head_score / """
+    + str(HALF_BAND)
+    + """)
+local low, high = band * """
+    + str(HALF_BAND)
+    + """, (band + 1) * """
+    + str(HALF_BAND)
+    + """
+local best = cjson.decode(redis.call('HGET', KEYS[3], string.sub(head[1], 22)))
+local best_source = best.source or ''
+local best_served = tonumber(redis.call('HGET', KEYS[6], served_field(level, best_source)) or '0')
+local best_score, best_member = head_score, head[1]
+for _, source in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+  if source ~= best_source then
+    local offer = redis.call(
+      'ZRANGEBYSCORE', KEYS[1] .. ':' .. tostring(level) .. ':' .. source, low, '(' .. high, 'WITHSCORES', 'LIMIT', 0, 1
+    )
+    if #offer > 0 then
+      local served = tonumber(redis.call('HGET', KEYS[6], served_field(level, source)) or '0')
+      local score = tonumber(offer[2])
+      if served < best_served or (served == best_served and (score < best_score or
+          (score == best_score and offer[1] < best_member))) then
+        best = cjson.decode(redis.call('HGET', KEYS[3], string.sub(offer[1], 22)))
+        best_source, best_served, best_score, best_member = source, served, score, offer[1]
+      end
+    end
+  end
+end
+dequeue(best)
+redis.call('HSET', KEYS[6], served_field(level, best_source), best_served + 1)
+local clock = tonumber(redis.call('HGET', KEYS[6], tostring(level)) or '0')
+if best_served > clock then redis.call('HSET', KEYS[6], tostring(level), best_served) end
+best.consumer = ARGV[2]
+best.deliveries = (best.deliveries or 0) + 1
+local encoded = cjson.encode(best)
+redis.call('HSET', KEYS[3], best.id, encoded)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), best.id)
 return encoded
 """
 )
@@ -107,7 +169,7 @@ return encoded
 _REQUEUE = (
     _REQUEUE_EXPIRED
     + """
--- KEYS: queue, leases, items, overload. Returns how many expired leases went back to the queue.
+-- KEYS: queue, leases, items, overload, sources, served. Returns how many expired leases went back to the queue.
 return requeue_expired(KEYS[1], KEYS[2], KEYS[3], now_ms())
 """
 )
@@ -121,8 +183,8 @@ if item.consumer ~= ARGV[2] or not redis.call('ZSCORE', KEYS[2], ARGV[1]) then r
 
 _ACK = (
     """
--- KEYS: queue, leases, items, overload; ARGV: id, consumer. Removes a leased item for good; 0 if not leased by
--- this consumer.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, consumer. Removes a leased item for good; 0 if
+-- not leased by this consumer.
 local function run()
 """
     + _OWNED
@@ -138,7 +200,8 @@ return run() or 0
 _RENEW = (
     _NOW
     + """
--- KEYS: queue, leases, items, overload; ARGV: id, consumer, lease ms. 0 if the lease is no longer this consumer's.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, consumer, lease ms. 0 if the lease is no
+-- longer this consumer's.
 local function run()
 """
     + _OWNED
@@ -153,7 +216,8 @@ return run() or 0
 _RELEASE = (
     _SCORE
     + """
--- KEYS: queue, leases, items, overload; ARGV: id, consumer, uncount (1: this delivery does not count). Puts a
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, consumer, uncount (1: this delivery does not
+-- count). Puts a
 -- leased item back in the queue at once.
 local function run()
 """
@@ -163,7 +227,7 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 item.consumer = ''
 if ARGV[3] == '1' and (item.deliveries or 0) > 0 then item.deliveries = item.deliveries - 1 end
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
-redis.call('ZADD', KEYS[1], score_for(item), item.member)
+enqueue(item)
 return 1
 end
 return run() or 0
@@ -173,18 +237,18 @@ return run() or 0
 _OVERRIDE = (
     _SCORE
     + """
--- KEYS: queue, leases, items, overload; ARGV: id, level, score, overload score. Returns 'waiting', 'leased' or
--- 'absent'.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, level, score, overload score. Returns 'waiting',
+-- 'leased' or 'absent'.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 'absent' end
 local item = cjson.decode(raw)
-local waiting = redis.call('ZREM', KEYS[1], item.member) == 1
+local waiting = dequeue(item) == 1
 item.esi_level = tonumber(ARGV[2])
 item.score = ARGV[3]
 item.overload_score = ARGV[4]
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
 if waiting then
-  redis.call('ZADD', KEYS[1], score_for(item), item.member)
+  enqueue(item)
   return 'waiting'
 end
 return 'leased'
@@ -194,7 +258,8 @@ return 'leased'
 _SET_OVERLOADED = (
     _SCORE
     + """
--- KEYS: queue, leases, items, overload; ARGV: '1' (overloaded, and since when) or '0', the last projected miss.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: '1' (overloaded, and since when) or '0', the last
+-- projected miss.
 -- Returns 1 if the mode changed (every waiting item then re-scored), else 0.
 local was = redis.call('EXISTS', KEYS[4]) == 1
 local now = ARGV[1] == '1'
@@ -202,33 +267,39 @@ if now then redis.call('SET', KEYS[4], ARGV[2]) else redis.call('DEL', KEYS[4]) 
 if was == now then return 0 end
 for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local raw = redis.call('HGET', KEYS[3], string.sub(member, 22))
-  if raw then redis.call('ZADD', KEYS[1], score_for(cjson.decode(raw)), member) end
+  if raw then rescore(cjson.decode(raw)) end
 end
 return 1
 """
 )
 
-_REMOVE = """
--- KEYS: queue, leases, items, overload; ARGV: id. Returns 1 if it was there.
+_REMOVE = (
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id. Returns 1 if it was there.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 0 end
 local item = cjson.decode(raw)
-redis.call('ZREM', KEYS[1], item.member)
+dequeue(item)
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
 """
+)
 
-_TAKE_WAITING = """
--- KEYS: queue, leases, items, overload; ARGV: id. Removes the item only if it is waiting (not leased): its JSON,
--- else false.
+_TAKE_WAITING = (
+    _SCORE
+    + """
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id. Removes the item only if it is waiting (not
+-- leased): its JSON, else false.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return false end
 local item = cjson.decode(raw)
-if redis.call('ZREM', KEYS[1], item.member) == 0 then return false end
+if dequeue(item) == 0 then return false end
 redis.call('HDEL', KEYS[3], ARGV[1])
 return raw
 """
+)
 
 
 def score_of(
@@ -256,6 +327,8 @@ class HeapItem:
     arrival_us: int
     deliveries: int = 0
     consumer: str = ""
+    source: str = ""
+    """Who sent it (the intake source): fair share interleaves sources within an ESI level."""
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> HeapItem:
@@ -267,6 +340,7 @@ class HeapItem:
             arrival_us=int(data["arrival_us"]),
             deliveries=int(data.get("deliveries", 0)),
             consumer=str(data.get("consumer", "")),
+            source=str(data.get("source", "")),
         )
 
 
@@ -280,7 +354,14 @@ class RedisSemanticHeap:
         self.prefix = prefix
         self.policy = get_policy(policy).name
         self.options = options or PolicyOptions()
-        self.keys = [f"{prefix}:heap:queue", f"{prefix}:heap:leases", f"{prefix}:heap:items", f"{prefix}:heap:overload"]
+        self.keys = [
+            f"{prefix}:heap:queue",
+            f"{prefix}:heap:leases",
+            f"{prefix}:heap:items",
+            f"{prefix}:heap:overload",
+            f"{prefix}:heap:sources",
+            f"{prefix}:heap:served",
+        ]
         self._push = client.register_script(_PUSH)
         self._pop = client.register_script(_POP_LEASE)
         self._push_leased = client.register_script(_PUSH_LEASED)
@@ -293,21 +374,20 @@ class RedisSemanticHeap:
         self._take_waiting = client.register_script(_TAKE_WAITING)
         self._set_overloaded = client.register_script(_SET_OVERLOADED)
 
-    def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> bool:
-        """Queue an item; False (and no change) if it is already waiting or leased."""
-        return bool(
-            self._push(
-                keys=self.keys, args=[item_id, json.dumps(self._item(item_id, esi_level, est_remaining_s, arrival_us))]
-            )
-        )
+    def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str = "") -> bool:
+        """Queue an item from `source`; False (and no change) if it is already waiting or leased."""
+        item = self._item(item_id, esi_level, est_remaining_s, arrival_us, source)
+        return bool(self._push(keys=self.keys, args=[item_id, json.dumps(item)]))
 
     def push_leased(self, item: HeapItem, consumer: str, lease_s: float) -> bool:
         """Re-create an item under this consumer's lease (it is still serving it after Redis lost it)."""
-        data = self._item(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us)
+        data = self._item(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
         data.update(consumer=consumer, deliveries=item.deliveries)
         return bool(self._push_leased(keys=self.keys, args=[item.item_id, json.dumps(data), int(lease_s * 1000)]))
 
-    def _item(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int) -> dict[str, Any]:
+    def _item(
+        self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str
+    ) -> dict[str, Any]:
         if "|" in item_id:
             raise ValueError("item ids may not contain '|'")
         if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
@@ -321,6 +401,7 @@ class RedisSemanticHeap:
             "score": str(score),
             "overload_score": str(overload_score),
             "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{item_id}",
+            "source": source,
             "deliveries": 0,
             "consumer": "",
         }
@@ -387,13 +468,13 @@ class RedisSemanticHeap:
     def snapshot(self) -> tuple[list[HeapItem], list[HeapItem]]:
         """The waiting items in the order they will be taken, and the leased items (one consistent read)."""
         pipe = self.client.pipeline(transaction=True)
-        pipe.zrange(self.keys[0], 0, -1)
+        pipe.zrange(self.keys[0], 0, -1, withscores=True)
         pipe.zrange(self.keys[1], 0, -1)
         pipe.hgetall(self.keys[2])
-        members, leased_ids, raw_items = pipe.execute()
+        pipe.hgetall(self.keys[5])
+        members, leased_ids, raw_items, served = pipe.execute()
         items = {_text(key): HeapItem.from_json(raw) for key, raw in raw_items.items()}
-        waiting_ids = [_text(member).split("|", 1)[1] for member in members]
-        waiting = [items[item_id] for item_id in waiting_ids if item_id in items]
+        waiting = [items[item_id] for item_id in _take_order(members, items, served) if item_id in items]
         leased = [items[_text(item_id)] for item_id in leased_ids if _text(item_id) in items]
         return waiting, leased
 
@@ -416,9 +497,8 @@ class RedisSemanticHeap:
         return int(head[0][1]) % 10 if head else None
 
     def waiting_ids(self) -> list[str]:
-        """Waiting ids, most urgent first."""
-        members = self.client.zrange(self.keys[0], 0, -1)
-        return [(m.decode() if isinstance(m, bytes) else m).split("|", 1)[1] for m in members]
+        """Waiting ids in the order they will be taken (if nothing arrives meanwhile)."""
+        return [item.item_id for item in self.snapshot()[0]]
 
     def depth_per_level(self) -> dict[int, int]:
         """Waiting items per ESI level."""
@@ -430,3 +510,15 @@ class RedisSemanticHeap:
 
 def _text(value: str | bytes) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _take_order(
+    members: list[tuple[str | bytes, float]], items: dict[str, HeapItem], served: dict[Any, Any]
+) -> list[str]:
+    """The waiting ids in the order the pop takes them (`scheduler.fair_share.take_order`)."""
+    waiting = []
+    for member, score in members:
+        item_id = _text(member).split("|", 1)[1]
+        source = items[item_id].source if item_id in items else ""
+        waiting.append(Waiting(int(score), _text(member), item_id, source))
+    return take_order(waiting, {_text(key): int(float(_text(value))) for key, value in served.items()})

@@ -15,6 +15,7 @@ from app.console.sessions import principal_for_session
 from app.db.models import Role
 from app.db.session import session_factory
 from app.incident_actions import DISPATCH_ROLES
+from app.intake.limits import SourceLimits
 from app.metrics import IntakeMetrics
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
@@ -57,9 +58,16 @@ def get_heap(request: Request) -> RedisSemanticHeap | None:
     return heap
 
 
+def get_source_limits(request: Request) -> SourceLimits:
+    """Every source's intake limit (in Redis when the app has one)."""
+    limits: SourceLimits = request.app.state.source_limits
+    return limits
+
+
 RegistryDep = Annotated[CollectorRegistry, Depends(get_registry)]
 IntakeMetricsDep = Annotated[IntakeMetrics, Depends(get_intake_metrics)]
 HeapDep = Annotated[RedisSemanticHeap | None, Depends(get_heap)]
+SourceLimitsDep = Annotated[SourceLimits, Depends(get_source_limits)]
 
 
 def current_principal(request: Request, session: SessionDep, settings: SettingsDep) -> Principal:

@@ -14,6 +14,8 @@ from prometheus_client import CollectorRegistry
 from app.api.headers import SecurityHeadersMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.routes import health, incidents, intake
+from app.intake.limits import source_limits_for
+from app.intake.sources import source_state_cache
 from app.metrics import IntakeMetrics, RedisMetricsCollector
 from app.pipeline import run_reconciler
 from app.queueing import settings_heap
@@ -56,6 +58,10 @@ def create_app(
     app.state.registry = registry
     app.state.intake_metrics = IntakeMetrics(registry)
     app.state.heap = heap
+    app.state.source_states = source_state_cache(settings)
+    app.state.source_limits = source_limits_for(
+        settings.intake_limits, settings.intake_limit, heap.client if heap is not None else None, settings.queue_prefix
+    )
     app.include_router(intake.router)
     app.include_router(incidents.router)
     app.include_router(health.router)

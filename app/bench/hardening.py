@@ -14,31 +14,18 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
+from app.bench.checks import Check
+from app.bench.flood import FLOOD_LIMIT, FLOOD_SECRET, flood_checks
 from app.bench.intake import wait_http
 from app.intake.signatures import signed_headers
-from app.local_redis import free_port
+from app.local_redis import free_port, start_redis_server
 
 SECRET = "whsec_" + "aGFyZGVuaW5nLXJlcHJvZHVjdGlvbnMtc2VjcmV0IQ=="
 PASSWORD = "correct horse battery"
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One reproduction: what was measured, the target, and whether it was met."""
-
-    name: str
-    measured: str
-    target: str
-    met: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "measured": self.measured, "target": self.target, "met": self.met}
 
 
 def _cli(env: dict[str, str], *args: str) -> str:
@@ -176,35 +163,52 @@ def sign_in(base: str) -> list[Check]:
 
 
 def run_hardening_checks() -> list[Check]:
-    """Start `serve` in a scratch home, add the users, run every reproduction, stop `serve`."""
+    """Start a redis-server and `serve` in a scratch home, add the users, run every reproduction, stop both."""
     with tempfile.TemporaryDirectory(prefix="hardening-") as home:
-        port = free_port()
-        env = {
-            **os.environ,
-            "HOME": home,
-            "TRIAGE_ENGINE": "hf",
-            "TRIAGE_MODEL": "builtin:tiny-llama",
-            "TRIAGE_MAX_NEW_TOKENS": "8",
-            "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
-        }
-        env.pop("TRIAGE_REDIS_URL", None)
-        env.pop("TRIAGE_DATABASE_URL", None)
-        _cli(env, "db", "upgrade")
-        _cli(env, "users", "add", "alice", "--role", "dispatcher", "--password", PASSWORD)
-        _cli(env, "users", "add", "bob", "--role", "dispatcher", "--password", PASSWORD)
-        token = _cli(env, "users", "token", "alice").splitlines()[-1]
-        log = Path(home) / "serve.log"
-        with log.open("wb") as out:
-            serve = subprocess.Popen(
-                [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
-            )
+        redis_server, redis_url = start_redis_server(Path(home) / "redis", appendonly=False)
         try:
-            wait_http(port, timeout_s=180)
-            base = f"http://127.0.0.1:{port}"
-            return [*readyz_storm(base, token), *refusals(base, token), *sign_in(base)]
+            return _against_serve(home, redis_url)
         finally:
-            serve.send_signal(signal.SIGTERM)
-            try:
-                serve.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                serve.kill()
+            redis_server.terminate()
+            redis_server.wait(timeout=10)
+
+
+def _against_serve(home: str, redis_url: str) -> list[Check]:
+    """`serve` on this Redis (the bench watches the heap in it), the users, every reproduction."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "HOME": home,
+        "TRIAGE_ENGINE": "hf",
+        "TRIAGE_MODEL": "builtin:tiny-llama",
+        "TRIAGE_MAX_NEW_TOKENS": "8",
+        "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET], "flood": [FLOOD_SECRET]}),
+        "TRIAGE_INTAKE_LIMITS": json.dumps({"flood": FLOOD_LIMIT}),
+        "TRIAGE_REDIS_URL": redis_url,
+    }
+    env.pop("TRIAGE_DATABASE_URL", None)
+    _cli(env, "db", "upgrade")
+    _cli(env, "users", "add", "alice", "--role", "dispatcher", "--password", PASSWORD)
+    _cli(env, "users", "add", "bob", "--role", "dispatcher", "--password", PASSWORD)
+    token = _cli(env, "users", "token", "alice").splitlines()[-1]
+    log = Path(home) / "serve.log"
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
+        )
+    try:
+        wait_http(port, timeout_s=180)
+        base = f"http://127.0.0.1:{port}"
+        refused = 'triage_intake_source_refused_total{reason="rate_limited",source="flood"}'
+        return [
+            *readyz_storm(base, token),
+            *refusals(base, token),
+            *sign_in(base),
+            *flood_checks(base, token, SECRET, redis_url, refused),
+        ]
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        try:
+            serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            serve.kill()

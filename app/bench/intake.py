@@ -98,6 +98,8 @@ def run_intake_bench(messages: int = 1000, concurrency: int = 50, model_dir: Pat
             "TRIAGE_DATABASE_URL": database_url,
             "TRIAGE_REDIS_URL": redis_url,
             "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
+            # One source stands for a whole centre's load here: far past a real source's intake limit on purpose.
+            "TRIAGE_INTAKE_LIMIT": "1000000/minute",
             "TRIAGE_RECONCILE_INTERVAL_S": "1",
         }
         if model_dir is not None:

@@ -17,8 +17,9 @@ if not _out.is_terminal:
 def bench_hardening(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Start `serve` in a scratch home (SQLite, its own redis-server, the hf engine on a tiny model) and run the
-    reproductions: a /readyz storm, empty text, non-integer levels, a closed incident, sign-in throttling and load."""
+    """Start a redis-server and `serve` in a scratch home (SQLite, the hf engine on a tiny model) and run the
+    reproductions: a /readyz storm, empty text, non-integer levels, a closed incident, sign-in throttling and load,
+    and a flood from one source at 10 times its intake limit."""
     from app.bench.hardening import run_hardening_checks
 
     checks = run_hardening_checks()

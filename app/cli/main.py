@@ -10,6 +10,7 @@ from app.cli.demo import demo
 from app.cli.engine import engine_app
 from app.cli.ops import db_app, worker
 from app.cli.serve import serve
+from app.cli.sources import sources_app
 from app.cli.triage import triage_app
 from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
 from app.cli.users import users_app
@@ -26,6 +27,7 @@ cli.add_typer(engine_app, name="engine")
 cli.add_typer(db_app, name="db")
 cli.add_typer(users_app, name="users")
 cli.add_typer(cards_app, name="cards")
+cli.add_typer(sources_app, name="sources")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
 cli.command("demo")(demo)

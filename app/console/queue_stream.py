@@ -8,7 +8,7 @@ import datetime as dt
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from app.console.render import (
     QUEUE_HEAD,
     guidance_is_down,
     render_engine_banner,
+    render_intake_banner,
     render_row,
     urgent_ids,
 )
@@ -29,6 +30,7 @@ from app.console.service import open_queue
 from app.db.models import Role
 from app.db.session import session_scope
 from app.engine_status import EngineStatusCache
+from app.intake.limits import SourceCounts
 from app.shared_value import SharedValue
 
 STREAM_PATH = "/console/stream/queue"
@@ -59,10 +61,21 @@ class QueueView:
     stable: dict[str, str]
     """Each row without what moves with the clock alone (`_without_clock`): what a patch compares, made once per
     view for every console."""
+    intake_banner: str = ""
+    """For supervisors only: the sources over their intake limit (`render_intake_banner`)."""
+
+    def banner_for(self, supervisor: bool) -> str:
+        return self.banner + self.intake_banner if supervisor else self.banner
 
 
-def read_view(database_url: str, engine: EngineStatusCache | None, now_s: float | None = None) -> QueueView:
-    """The queue now, rendered row by row (the wait cells carry the arrival time, the page counts)."""
+def read_view(
+    database_url: str,
+    engine: EngineStatusCache | None,
+    now_s: float | None = None,
+    over_limit: Callable[[], Mapping[str, SourceCounts]] | None = None,
+) -> QueueView:
+    """The queue now, rendered row by row (the wait cells carry the arrival time, the page counts), with the
+    sources `over_limit` names (for the supervisors' banner)."""
     status = engine.get() if engine is not None else None
     now_s = time.time() if now_s is None else now_s
     with session_scope(database_url) as session:
@@ -76,12 +89,14 @@ def read_view(database_url: str, engine: EngineStatusCache | None, now_s: float 
         urgent=tuple(urgent_ids(rows)),
         now_s=now_s,
         stable={row_id: _without_clock(row_html) for row_id, row_html in rendered.items()},
+        intake_banner=render_intake_banner(over_limit() if over_limit is not None else {}),
     )
 
 
-def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | None:
+def queue_patch(before: QueueView | None, after: QueueView, supervisor: bool = False) -> dict[str, Any] | None:
     """What a console showing `before` needs to show `after` (None: nothing changed; everything when `before` is
-    None). Wait clocks are not changes: the page counts them from `data-since`."""
+    None). Wait clocks are not changes: the page counts them from `data-since`. A supervisor's banner carries the
+    intake banner too."""
     if before is None:
         return {
             "shell": QUEUE_SHELL,
@@ -89,7 +104,7 @@ def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | 
             "order": list(after.order),
             "rows": after.rows,
             "removed": [],
-            "banner": after.banner,
+            "banner": after.banner_for(supervisor),
             "urgent": list(after.urgent),
             "now": after.now_s,
         }
@@ -104,8 +119,8 @@ def queue_patch(before: QueueView | None, after: QueueView) -> dict[str, Any] | 
         patch["removed"] = removed
     if after.order != before.order:
         patch["order"] = list(after.order)
-    if after.banner != before.banner:
-        patch["banner"] = after.banner
+    if after.banner_for(supervisor) != before.banner_for(supervisor):
+        patch["banner"] = after.banner_for(supervisor)
     if after.urgent != before.urgent:
         patch["urgent"] = list(after.urgent)
     if not patch:
@@ -126,7 +141,7 @@ def _without_clock(row_html: str) -> str:
 
 
 async def queue_events(
-    request: Request, shared: SharedValue[QueueView], lifetime_s: float = STREAM_LIFETIME_S
+    request: Request, shared: SharedValue[QueueView], lifetime_s: float = STREAM_LIFETIME_S, supervisor: bool = False
 ) -> AsyncIterator[str]:
     """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment."""
     yield "retry: 1000\n\n"
@@ -134,7 +149,7 @@ async def queue_events(
     began = quiet_since = time.monotonic()
     while time.monotonic() - began < lifetime_s and not await request.is_disconnected():
         view = await run_in_threadpool(shared.get)
-        patch = queue_patch(shown, view)
+        patch = queue_patch(shown, view, supervisor)
         if patch is not None:
             yield f"event: queue\ndata: {json.dumps(patch, separators=(',', ':'))}\n\n"
             shown, quiet_since = view, time.monotonic()
@@ -157,4 +172,5 @@ def add_queue_stream(
         if principal.role not in SEE_QUEUE:
             return PlainTextResponse("your role may not see the queue", status_code=403)
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(queue_events(request, shared), media_type="text/event-stream", headers=headers)
+        events = queue_events(request, shared, supervisor=principal.role == Role.SUPERVISOR)
+        return StreamingResponse(events, media_type="text/event-stream", headers=headers)

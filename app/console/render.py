@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_status import EngineStatus
+from app.intake.limits import SourceCounts
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
 ANSWER_TARGET_S = 15
@@ -71,6 +72,24 @@ def render_engine_banner(status: EngineStatus | None) -> str:
     return (
         f'<div class="engine-banner down" role="alert"><b>Guidance is down:</b> {reason}. Triage and the queue keep '
         "working; calls wait for guidance until an engine serves.</div>"
+    )
+
+
+def render_intake_banner(over_limit: Mapping[str, SourceCounts]) -> str:
+    """Above the queue, for supervisors, while a source is over its intake limit (a refusal in the last minute):
+    which source, how many of its calls were refused, and what stops it; nothing otherwise."""
+    if not over_limit:
+        return ""
+    parts = [
+        f"source <b>{html.escape(source)}</b> is over its limit ({html.escape(counts.limit)}): "
+        f"{counts.refused} call{'' if counts.refused == 1 else 's'} refused in the last minute"
+        for source, counts in sorted(over_limit.items())
+    ]
+    names = " ".join(html.escape(source) for source in sorted(over_limit))
+    return (
+        f'<div class="engine-banner intake" role="alert"><b>Intake flood:</b> {"; ".join(parts)}. Each refused call '
+        "was told to retry (429) and nothing was stored; other sources are served in turn. "
+        f"<code>triage-dispatch sources suspend {names}</code> stops it.</div>"
     )
 
 
@@ -311,5 +330,6 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .engine-banner { padding: 10px 12px; margin-bottom: 8px; border-radius: 6px; font-size: 15px; }
 .engine-banner.down { color: #fff; background: #c62828; }
 .engine-banner.loading { color: #4e342e; background: #ffe0b2; }
+.engine-banner.intake { color: #fff; background: #6a1b9a; }
 .engine-unavailable { color: #c62828; font-weight: 700; }
 """

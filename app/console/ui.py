@@ -121,7 +121,9 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     engine = engine_status_cache(settings)
     # Before the mount, which would take every path under /console:
     _add_export_route(app, exports, current)
-    add_queue_stream(app, SharedValue(functools.partial(read_view, settings.database_url, engine), TICK_S), current)
+    over_limit = functools.partial(app.state.source_limits.over_limit, tuple(settings.webhook_secrets))
+    view = functools.partial(read_view, settings.database_url, engine, over_limit=over_limit)
+    add_queue_stream(app, SharedValue(view, TICK_S), current)
     gr.mount_gradio_app(
         app,
         build_console(settings, exports),

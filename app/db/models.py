@@ -254,3 +254,30 @@ class ConsoleSession(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[dt.datetime]
     ended_at: Mapped[dt.datetime | None]
+
+
+class IntakeSource(Base):
+    """A webhook source's state set by supervisors (`triage-dispatch sources`); its name and first secrets come
+    from TRIAGE_WEBHOOK_SECRETS, a source without a row is active with those secrets."""
+
+    __tablename__ = "intake_sources"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    suspended_at: Mapped[dt.datetime | None]
+    """Set by `sources suspend`: its calls get 503 with the reason until `sources resume`."""
+    suspended_reason: Mapped[str | None] = mapped_column(String(255))
+    configured_secrets_until: Mapped[dt.datetime | None]
+    """Set by the first `sources rotate-secret`: TRIAGE_WEBHOOK_SECRETS' secrets are accepted until then only."""
+
+
+class SourceSecret(Base):
+    """A secret made by `sources rotate-secret`, kept in clear: HMAC verification needs the key itself."""
+
+    __tablename__ = "source_secrets"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(ForeignKey("intake_sources.name"), index=True)
+    secret: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    retired_at: Mapped[dt.datetime | None]
+    """Accepted until then (the grace after the next rotation); None: the source's current secret."""

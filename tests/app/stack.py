@@ -202,6 +202,10 @@ def start_stack(workdir: Path, extra_env: dict[str, str], *, own_redis: bool = T
     return deployment
 
 
+LOAD_TEST_INTAKE_LIMIT = "1000000/minute"
+"""A load test's source sends far past a real source's limit (docs/intake.md#per-source-limits) on purpose."""
+
+
 def start_product(
     workdir: Path, triage_model_dir: Path, secret: str, extra_env: dict[str, str], *, own_redis: bool = True
 ) -> Stack:
@@ -211,6 +215,8 @@ def start_product(
     model = build_tiny_llama(workdir / "model")
     base = {
         "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [secret]}),
+        # `cad` stands for a whole centre's load here (1000 calls as fast as they go), not for one real sender.
+        "TRIAGE_INTAKE_LIMIT": LOAD_TEST_INTAKE_LIMIT,
         "TRIAGE_MODEL": str(model),
         "TRIAGE_MODEL_DIR": str(triage_model_dir),
     }

@@ -29,7 +29,7 @@ from sqlalchemy import Engine, create_engine, func, select
 from app.db.models import Classification, Guidance, GuidanceState, Incident, Outbox, Outcome
 from app.local_redis import free_port
 from scheduler.redis_heap import HeapItem, RedisSemanticHeap
-from tests.app.stack import Stack, ready, signed_headers, wait_until
+from tests.app.stack import LOAD_TEST_INTAKE_LIMIT, Stack, ready, signed_headers, wait_until
 from tests.app.triage_stub import fresh_database
 from tests.postgres_server import PostgresServer
 from triage_models.generator import generate
@@ -98,6 +98,7 @@ def deployment(
         "TRIAGE_DATABASE_URL": database_url,
         "TRIAGE_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
         "TRIAGE_WEBHOOK_SECRETS": json.dumps({"cad": [SECRET]}),
+        "TRIAGE_INTAKE_LIMIT": LOAD_TEST_INTAKE_LIMIT,
         "TRIAGE_MODEL": str(build_tiny_llama(workdir / "model")),
         "TRIAGE_MODEL_DIR": str(small_model_dir),
         "PYTHONUNBUFFERED": "1",

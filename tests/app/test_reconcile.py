@@ -71,6 +71,7 @@ def test_it_requeues_what_redis_lost_but_not_what_an_engine_serves_or_finished(
     counts = reconcile(settings, heap, publish=published.append)
     assert published == ["unclassified-stale"]  # a fresh one was handed over by intake a moment ago
     assert sorted(heap.waiting_ids()) == ["lost-queued", "served-by-a-dead-worker"]
+    assert [item.source for item in heap.snapshot()[0]] == ["cad", "cad"]  # fair share knows whose they are
     assert counts == {"republished": 1, "requeued": 2, "in_broker": 0, "expired_leases": 0}
     again = reconcile(settings, heap, publish=published.append)
     assert again == {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": 0}  # published_at is fresh

@@ -155,3 +155,11 @@ def test_the_documented_demo_secret_is_the_placeholder_the_settings_use() -> Non
     documented = (Path(__file__).resolve().parents[2] / "docs" / "intake.md").read_text(encoding="utf-8")
     assert f"`{PLACEHOLDER_SECRET}`" in documented
     assert Settings().webhook_secrets["demo"] == [PLACEHOLDER_SECRET]
+
+
+def test_an_intake_limit_limits_cannot_read_or_of_an_unknown_source_is_refused() -> None:
+    with pytest.raises(ValidationError, match="intake limit of source 'cad'"):
+        Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"cad": "lots"})
+    with pytest.raises(ValidationError, match="TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: pager"):
+        Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"pager": "10/minute"})
+    assert Settings().intake_limit == "120/minute;30/10 seconds"

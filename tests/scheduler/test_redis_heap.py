@@ -220,3 +220,84 @@ def test_an_item_queued_before_the_overload_score_existed_keeps_its_score(heap: 
     heap.client.zadd(heap.keys[0], {f"{1:020d}|old": score_of(3, 1.0)})
     assert heap.set_overloaded(True, 1.0) is True
     assert heap.client.zscore(heap.keys[0], f"{1:020d}|old") == score_of(3, 1.0)
+
+
+def pop_all(heap: RedisSemanticHeap) -> list[str]:
+    order = []
+    while (item := heap.pop_lease("w", 60)) is not None:
+        order.append(item.item_id)
+    return order
+
+
+def test_two_sources_bursts_interleave_within_a_level(heap: RedisSemanticHeap) -> None:
+    """A flood's burst of short ESI 1 calls no longer pushes another source's ESI 1 call behind all of it: the
+    sources take turns within the level, each in its own policy order; other levels keep their place."""
+    for n in range(4):
+        heap.push(f"flood-{n}", 1, 1.0 + n, 10 + n, source="flood")
+    heap.push("cad-arrest", 1, 9.0, 20, source="cad")
+    heap.push("cad-stroke", 1, 8.0, 21, source="cad")
+    heap.push("cad-sprain", 4, 0.5, 22, source="cad")
+    heap.push("flood-esi2", 2, 0.5, 23, source="flood")
+    expected = ["flood-0", "cad-stroke", "flood-1", "cad-arrest", "flood-2", "flood-3", "flood-esi2", "cad-sprain"]
+    assert heap.waiting_ids() == expected
+    assert pop_all(heap) == expected
+
+
+def test_a_source_that_starts_sending_starts_at_the_levels_clock(heap: RedisSemanticHeap) -> None:
+    """Ten flood calls served before another source's first call: that source gets one turn, not ten in a row."""
+    for n in range(10):
+        heap.push(f"early-{n}", 1, 1.0, n, source="flood")
+    assert pop_all(heap) == [f"early-{n}" for n in range(10)]
+    for n in range(3):
+        heap.push(f"late-flood-{n}", 1, 1.0, 100 + n, source="flood")
+    heap.push("cad-1", 1, 5.0, 200, source="cad")
+    heap.push("cad-2", 1, 5.0, 201, source="cad")
+    # cad starts one turn behind flood's count, not ten: one call first, then turns.
+    assert pop_all(heap) == ["cad-1", "late-flood-0", "cad-2", "late-flood-1", "late-flood-2"]
+
+
+def test_fair_share_holds_in_the_overload_mode_and_after_an_override(heap: RedisSemanticHeap) -> None:
+    heap.push("flood-a", 2, 10.0, 1, source="flood")
+    heap.push("flood-b", 2, 20.0, 2, source="flood")
+    heap.push("cad-a", 2, 30.0, 3, source="cad")
+    heap.push("cad-esi3", 3, 1.0, 4, source="cad")
+    assert heap.waiting_ids() == ["cad-esi3", "flood-a", "cad-a", "flood-b"]  # ESI 2 by weighted work, band 3
+    heap.set_overloaded(True, 1.0)  # ESI 2 strictly first: its band moves, the interleaving with it
+    assert heap.waiting_ids() == ["flood-a", "cad-a", "flood-b", "cad-esi3"]
+    assert heap.override("cad-esi3", 2) == "waiting"
+    # Now ESI 2 with the least work: first, then the sources take turns (a tie goes by the key).
+    assert heap.waiting_ids() == ["cad-esi3", "flood-a", "flood-b", "cad-a"]
+    assert pop_all(heap) == ["cad-esi3", "flood-a", "flood-b", "cad-a"]
+
+
+sourced_operations = st.lists(
+    st.tuples(
+        st.sampled_from(["push", "push", "pop", "release"]),
+        st.integers(0, 20),
+        st.integers(1, 3),
+        st.integers(0, 5_000),
+        st.sampled_from(["cad", "flood", "pager"]),
+    ),
+    max_size=50,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sourced_operations)
+def test_the_snapshot_order_is_the_order_pops_take_with_several_sources(
+    redis_url: str, ops: list[tuple[str, int, int, int, str]]
+) -> None:
+    shared = fresh(redis_url)
+    for op, number, level, remaining_ms, source in ops:
+        if op == "push":
+            shared.push(f"inc-{number}", level, remaining_ms / 1000, number, source=source)
+        elif op == "pop":
+            expected = shared.waiting_ids()
+            taken = shared.pop_lease("w", 60)
+            assert (taken.item_id if taken else None) == (expected[0] if expected else None)
+        else:
+            _, leased = shared.snapshot()
+            if leased:
+                shared.release(leased[0].item_id, "w")
+    expected = shared.waiting_ids()
+    assert pop_all(shared) == expected

@@ -11,11 +11,15 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep
+from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep, SourceLimitsDep
 from app.db.session import session_scope
+from app.intake.limits import SourceLimits
 from app.intake.schemas import IntakeAccepted, IntakeMessage, refusals
 from app.intake.signatures import SignatureError, verify
+from app.intake.sources import SUSPENDED_RETRY_AFTER_S, SourceState
+from app.metrics import IntakeMetrics
 from app.pipeline import store_message
+from app.shared_value import SharedValue
 from app.worker.publish import try_hand_over
 
 log = logging.getLogger(__name__)
@@ -68,13 +72,53 @@ def _rejected(error: ValidationError) -> JSONResponse:
     return JSONResponse(body.model_dump(), status_code=422)
 
 
+def _database_away(source: str, webhook_id: str | None, metrics: IntakeMetrics, error: Exception) -> HTTPException:
+    metrics.rejected.labels("database_unavailable").inc()
+    log.warning("intake: source=%s webhook_id=%s not stored, the database is away: %s", source, webhook_id, _why(error))
+    return HTTPException(
+        503, "the database is unavailable; retry the same message", headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)}
+    )
+
+
+async def _source_state(request: Request, source: str, metrics: IntakeMetrics) -> SourceState:
+    """The source's state (secrets, suspension) as this process last read it (at most `STATE_TTL_S` old)."""
+    states: SharedValue[dict[str, SourceState]] = request.app.state.source_states
+    try:
+        return (await run_in_threadpool(states.get))[source]
+    except DATABASE_AWAY as error:
+        raise _database_away(source, request.headers.get("webhook-id"), metrics, error) from None
+
+
+async def _admit(
+    source: str, state: SourceState, webhook_id: str, metrics: IntakeMetrics, limits: SourceLimits
+) -> None:
+    """Refuse an authenticated call of a suspended source (503) or of one over its limit (429), both with
+    Retry-After: nothing is stored, and the sender's retry is accepted once the source may send again."""
+    if state.suspended:
+        metrics.rejected.labels("suspended").inc()
+        metrics.refused.labels(source, "suspended").inc()
+        log.warning("intake: source=%s webhook_id=%s refused, the source is suspended", source, webhook_id)
+        raise HTTPException(503, state.refusal(), headers={"Retry-After": str(SUSPENDED_RETRY_AFTER_S)})
+    # Counted once authenticated: a sender without the secret cannot use up a source's room.
+    over = await run_in_threadpool(limits.hit, source)
+    if over is not None:
+        metrics.rejected.labels("rate_limited").inc()
+        metrics.refused.labels(source, "rate_limited").inc()
+        log.warning("intake: source=%s webhook_id=%s refused, over its limit %s", source, webhook_id, over.limit)
+        raise HTTPException(429, over.reason, headers={"Retry-After": str(over.retry_after_s)})
+
+
 @router.post(
     "/v1/intake/{source}",
     status_code=202,
     response_model=IntakeAccepted,
     responses={
         422: {"model": IntakeRejected},
-        503: {"description": "the database is away: nothing stored; retry the same message after Retry-After"},
+        429: {"description": "the source is over its limit: nothing stored; retry the same message after Retry-After"},
+        503: {
+            "description": "the database is away, or the source is suspended: nothing stored; retry the same message "
+            "after Retry-After"
+        },
     },
 )
 async def intake(
@@ -84,10 +128,11 @@ async def intake(
     settings: SettingsDep,
     metrics: IntakeMetricsDep,
     heap: HeapDep,
+    limits: SourceLimitsDep,
 ) -> IntakeAccepted | JSONResponse:
-    """Verify the signature on the raw bytes, store the message with its outbox entry, answer 202, hand over."""
-    secrets = settings.webhook_secrets.get(source)
-    if secrets is None:
+    """Verify the signature on the raw bytes, admit the source's call, store the message with its outbox entry,
+    answer 202, hand over."""
+    if source not in settings.webhook_secrets:
         metrics.rejected.labels("unknown_source").inc()
         raise HTTPException(404, f"unknown source {source!r}")
     try:
@@ -95,10 +140,11 @@ async def intake(
     except BodyTooLargeError:
         metrics.rejected.labels("too_large").inc()
         raise HTTPException(413, f"body over {settings.max_body_bytes} bytes") from None
+    state = await _source_state(request, source, metrics)
     webhook_id = request.headers.get("webhook-id")
     try:
         verify(
-            secrets,
+            state.secrets,
             webhook_id,
             request.headers.get("webhook-timestamp"),
             request.headers.get("webhook-signature"),
@@ -112,6 +158,7 @@ async def intake(
     if len(webhook_id) > 255:
         metrics.rejected.labels("invalid").inc()
         raise HTTPException(422, "webhook-id longer than 255 characters")
+    await _admit(source, state, webhook_id, metrics, limits)
     try:
         message = IntakeMessage.model_validate_json(body)
     except ValidationError as error:
@@ -125,15 +172,7 @@ async def intake(
     try:
         incident_id, duplicate = await run_in_threadpool(store)
     except DATABASE_AWAY as error:
-        metrics.rejected.labels("database_unavailable").inc()
-        log.warning(
-            "intake: source=%s webhook_id=%s not stored, the database is away: %s", source, webhook_id, _why(error)
-        )
-        raise HTTPException(
-            503,
-            "the database is unavailable; retry the same message",
-            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
-        ) from None
+        raise _database_away(source, webhook_id, metrics, error) from None
     if duplicate:
         metrics.duplicates.labels(source).inc()
     else:

@@ -224,3 +224,50 @@ def test_the_open_api_is_for_development_only(settings: Settings) -> None:
     closed = settings.model_copy(update={"dev_open_api": True, "env": "production"})
     with TestClient(create_app(closed, reconciler=False)) as prod_client:
         assert prod_client.get("/v1/incidents").status_code == 401
+
+
+class LimitsClock:
+    """The clock of the `limits` memory storage's windows, moved by the test."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+
+def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_accepted(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Standard Webhooks sender retries a 429 after Retry-After: the refused call created nothing, its retry is
+    stored once, and another source is not held back by the first one's limit."""
+    clock = LimitsClock(time.time())
+    monkeypatch.setattr("limits.storage.memory.time", clock)
+    monkeypatch.setattr("app.intake.limits.time", clock)
+    limited = settings.model_copy(
+        update={"webhook_secrets": {"cad": [SECRET], "pager": [SECRET]}, "intake_limits": {"cad": "2/minute"}}
+    )
+    with TestClient(create_app(limited, reconciler=False, console=False)) as client:
+        answers = [
+            client.post("/v1/intake/cad", content=body, headers=headers)
+            for body, headers in (signed({"text": f"Call {n}: chest pain"}, f"msg_{n}") for n in range(3))
+        ]
+        assert [answer.status_code for answer in answers] == [202, 202, 429]
+        refused = answers[2]
+        assert refused.headers["retry-after"] == "61"
+        assert refused.json() == {
+            "detail": "source 'cad' is over its intake limit (2 per 1 minute): nothing was stored; "
+            "send the same message again after 61 s"
+        }
+        assert counts(limited) == (2, 2, 2)
+        body, headers = signed({"text": "Fall, hip pain"}, "p_1")
+        assert client.post("/v1/intake/pager", content=body, headers=headers).status_code == 202
+        clock.now += int(refused.headers["retry-after"])
+        body, headers = signed({"text": "Call 2: chest pain"}, "msg_2")
+        retried = client.post("/v1/intake/cad", content=body, headers=headers)
+        metrics = client.get("/metrics").text
+    assert retried.status_code == 202
+    assert retried.json()["duplicate"] is False
+    assert counts(limited) == (4, 4, 4)
+    assert 'triage_intake_source_refused_total{reason="rate_limited",source="cad"} 1.0' in metrics
+    assert 'triage_intake_rejected_total{reason="rate_limited"} 1.0' in metrics

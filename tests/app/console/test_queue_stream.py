@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 from collections.abc import Iterator
@@ -17,6 +18,8 @@ from app.db.migrate import upgrade
 from app.db.models import Incident, utcnow
 from app.db.session import session_scope
 from app.engine_status import EngineStatus
+from app.intake.limits import SourceCounts
+from app.intake.signatures import signed_headers
 from app.settings import Settings
 from app.shared_value import SharedValue
 
@@ -136,3 +139,33 @@ def test_the_stream_needs_a_session_and_pushes_the_view_then_the_change(client: 
     assert first["order"] == ["i1", "i0"] and "shell" in first
     assert second["order"] == ["i1", "i9", "i0"] and list(second["rows"]) == ["i9"]  # type: ignore[call-overload]
     assert "shell" not in second
+
+
+def test_supervisors_see_a_banner_while_a_source_is_over_its_limit_and_others_do_not(url: str) -> None:
+    flooding = {"cad": SourceCounts("120 per 1 minute, 30 per 10 second", 30, 57)}
+    calm = read_view(url, None, now_s=NOW.timestamp(), over_limit=dict)
+    over = read_view(url, None, now_s=NOW.timestamp(), over_limit=lambda: flooding)
+    patch = queue_patch(calm, over, supervisor=True)
+    assert patch is not None
+    assert patch["banner"] == (
+        '<div class="engine-banner intake" role="alert"><b>Intake flood:</b> source <b>cad</b> is over its limit '
+        "(120 per 1 minute, 30 per 10 second): 57 calls refused in the last minute. Each refused call was told to "
+        "retry (429) and nothing was stored; other sources are served in turn. "
+        "<code>triage-dispatch sources suspend cad</code> stops it.</div>"
+    )
+    assert queue_patch(calm, over, supervisor=False) is None
+    assert queue_patch(over, calm, supervisor=True) == {"banner": "", "now": NOW.timestamp()}
+
+
+def test_a_supervisors_stream_names_the_source_refused_by_intake(url: str) -> None:
+    secret = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
+    settings = Settings(database_url=url, webhook_secrets={"cad": [secret]}, intake_limits={"cad": "1/minute"})
+    with session_scope(url) as session:
+        add_user(session, "sam", "supervisor", "supervise-pass")
+    with TestClient(create_app(settings, reconciler=False)) as client:
+        for n in range(3):
+            body = json.dumps({"text": f"call {n}"}).encode()
+            client.post("/v1/intake/cad", content=body, headers=signed_headers(secret, f"m{n}", body))
+        client.post("/login", data={"username": "sam", "password": "supervise-pass"}, follow_redirects=False)
+        (first,) = events(client, 1)
+    assert "source <b>cad</b> is over its limit (1 per 1 minute): 2 calls refused" in str(first["banner"])

@@ -28,8 +28,10 @@ def test_upgrade_matches_the_models_and_downgrade_removes_everything(tmp_path: P
         "guidance",
         "incident_events",
         "incidents",
+        "intake_sources",
         "outbox",
         "outcomes",
+        "source_secrets",
         "users",
     }
     unique = {c["name"] for c in inspect(engine).get_unique_constraints("incidents")}
