@@ -41,6 +41,7 @@ def classification_view(classification: Classification | None) -> dict[str, Any]
         "review_reason": classification.review_reason,
         "resources": classification.resources,
         "resource_count": classification.resource_count,
+        "language": classification.language,
     }
 
 

@@ -206,6 +206,7 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
             review_reason=result.review_reason[:255],
             resources=[item.to_json() for item in result.resources],
             resource_count=result.resource_count,
+            language=result.language.code,
         )
     )
     before = {"esi_level": incident.esi_level}
@@ -215,6 +216,7 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
     incident.predicted_output_tokens = result.predicted_output_tokens
     incident.needs_review = result.needs_review
     incident.review_reason = result.review_reason[:255]
+    incident.language = result.language.code
     incident.classified_at = utcnow()
     after: dict[str, object] = {"esi_level": incident.esi_level, "model_version": result.model_version}
     if result.needs_review:

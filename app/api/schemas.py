@@ -19,6 +19,8 @@ class IncidentSummary(BaseModel):
     chief_complaint: str | None
     guidance_state: str
     accepted_at: str | None
+    language: str | None = None
+    """The call's language as triage read it ("en", "es"; another code or "und" means an interpreter is needed)."""
 
 
 class IncidentList(BaseModel):
@@ -39,6 +41,7 @@ class ClassificationView(BaseModel):
     review_reason: str
     resources: list[dict[str, Any]]
     resource_count: int
+    language: str
 
 
 class GuidanceView(BaseModel):

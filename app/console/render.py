@@ -44,6 +44,20 @@ def review_badge(reason: str) -> str:
     return f'<span class="review" title="{title}">review</span>'
 
 
+def language_badge(language: str) -> str:
+    """The call's language beside its level when it is not English: "ES", or "VI · interpreter" (red) for a
+    language triage cannot read."""
+    if not language or language == "en":
+        return ""
+    if language == "es":
+        return '<span class="lang" title="Spanish: triage read it in Spanish">ES</span>'
+    name = "language not recognised" if language == "und" else f"language {language}: not read by triage"
+    label = "?" if language == "und" else language.upper()
+    return (
+        f'<span class="lang lang-foreign" title="{html.escape(name)}; interpreter needed">{label} · interpreter</span>'
+    )
+
+
 def wait_class(waited_s: float) -> str:
     if waited_s >= PROCESS_TARGET_S:
         return "wait-late"
@@ -113,7 +127,7 @@ def render_row(row: QueueRow, selected: bool = False, guidance_down: bool = Fals
     since = f' data-since="{row.accepted_s:.3f}"' if live_clock else ""
     return (
         f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
-        f"<td>{badge(row.esi_level, row.overridden)}{review}</td>"
+        f"<td>{badge(row.esi_level, row.overridden)}{review}{language_badge(row.language)}</td>"
         f'<td class="{wait_class(row.waited_s)}"{since}>{clock(row.waited_s)}</td>'
         f"<td>{html.escape(row.chief_complaint)}</td>"
         f'<td class="status">{row.status}</td>'
@@ -268,7 +282,8 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
     classification = detail["classification"]
     review = review_badge(detail.get("review_reason") or "") if detail.get("review_pending") else ""
     parts = [
-        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review} '
+        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
+        f"{language_badge(detail.get('language') or '')} "
         f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
@@ -303,6 +318,9 @@ CSS = """
 .review { color: #fff; background: #6a1b9a; font-weight: 700; padding: 2px 8px; border-radius: 10px; margin-left: 6px;
   white-space: nowrap; cursor: help; }
 .review-line { color: #6a1b9a; font-weight: 700; }
+.lang { color: #0d47a1; background: #e3f2fd; font-weight: 700; padding: 2px 8px; border-radius: 10px; margin-left: 6px;
+  white-space: nowrap; cursor: help; }
+.lang-foreign { color: #fff; background: #b71c1c; }
 .engine-template, .template-mark { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 1px 6px;
   border-radius: 6px; cursor: help; }
 .review-line.resolved { color: #555; font-weight: 400; }

@@ -59,6 +59,8 @@ class QueueRow:
     """The template kind when its guidance is a template (overload shedding), else empty."""
     accepted_s: float = 0.0
     """When intake accepted it (epoch seconds): the page's wait clock counts from it."""
+    language: str = ""
+    """The call's language as triage read it (empty until classified)."""
 
 
 def template_kind(guidance_model: str | None) -> str:
@@ -92,6 +94,7 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             review_reason=incident.review_reason,
             template=template_kind(guidance_model),
             accepted_s=incident.accepted_at.timestamp(),
+            language=incident.language or "",
         )
         for incident, claimer, guidance_model in rows
     ]
@@ -119,6 +122,7 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "template": template_kind(incident.guidance.model if incident.guidance is not None else None),
         "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
         "review_reason": incident.review_reason,
+        "language": incident.language or "",
         "events": events,
         "user_names": user_names(session, claimed_by_ids(events)),
     }

@@ -115,6 +115,8 @@ class Incident(Base):
     """The latest classification could not separate two levels (the more urgent was taken): a person should look.
     A dispatcher's override resolves it (see `app.incidents.review_pending`)."""
     review_reason: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    language: Mapped[str | None] = mapped_column(String(8))
+    """The language triage read the call in (ISO 639-1; "und" when it could not be named); set by classification."""
 
     classifications: Mapped[list[Classification]] = relationship(
         back_populates="incident", order_by="Classification.id"
@@ -146,6 +148,8 @@ class Classification(Base):
     resources: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list, server_default="[]")
     """Predicted ESI resources: {"kind", "weight", "span": [start, end], "text"} each."""
     resource_count: Mapped[int] = mapped_column(default=0, server_default="0")
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
+    """The call's language as triage read it: "en" and "es" are read; any other needs an interpreter (flagged)."""
 
     incident: Mapped[Incident] = relationship(back_populates="classifications")
 

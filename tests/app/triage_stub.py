@@ -74,7 +74,7 @@ class FakeHeap:
     def __init__(self) -> None:
         self.pushed: list[tuple[str, int]] = []
 
-    def push(self, incident_id: str, esi_level: int, remaining_s: float, arrival_us: int) -> bool:
+    def push(self, incident_id: str, esi_level: int, remaining_s: float, arrival_us: int, source: str = "") -> bool:
         self.pushed.append((incident_id, esi_level))
         return True
 

@@ -196,6 +196,7 @@ def summary(incident: Incident) -> IncidentSummary:
         chief_complaint=incident.chief_complaint,
         guidance_state=incident.guidance_state,
         accepted_at=_iso(incident.accepted_at),
+        language=incident.language,
     )
 
 

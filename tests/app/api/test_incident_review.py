@@ -56,6 +56,7 @@ def test_an_incident_that_needs_review_reads_back_with_its_reason_and_resources(
             {
                 "rule_id": "chest_pain",
                 "floor": False,
+                "resolved": False,
                 "esi_level": 2,
                 "decision_point": "B",
                 "description": "chest pain: consider ESI 2",
@@ -72,6 +73,7 @@ def test_an_incident_that_needs_review_reads_back_with_its_reason_and_resources(
             {"kind": "labs", "weight": 1, "span": [73, 83], "text": "blood work"},
         ],
         "resource_count": 2,
+        "language": "en",
     }
     assert REVIEW_TEXT[34:44] == "chest pain" and REVIEW_TEXT[63:68] == "x-ray" and REVIEW_TEXT[73:83] == "blood work"
     assert (body["esi_level"], body["model_level"], body["override_level"]) == (2, 2, None)
