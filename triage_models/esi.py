@@ -144,12 +144,8 @@ def decide(
         point = DecisionPoint.A if reviewed == 1 else DecisionPoint.B if reviewed == 2 else DecisionPoint.C
     urgency = probabilities[0] + probabilities[1]
     if point is DecisionPoint.C and reviewed > 3 and urgency >= policy.calm_limit:
-        reviewed, reason = (
-            3,
-            (
-                f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call: took ESI 3"
-            ),
-        )
+        reason = f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call"
+        reviewed, reason = 3, f"{reason}: took ESI 3"
     if reviewed <= 2 and not any(not hit.resolved for hit in evidence) and not reason:
         reason = (
             f"ESI {reviewed} from the model alone (P(ESI 1-2) {probabilities[0] + probabilities[1]:.2f}): no red flag"
