@@ -26,8 +26,9 @@ from triage_models.resources import RESOURCES_VERSION, predict_resources
 from triage_models.result import ESI_LEVELS, DecisionPoint, TriageResult
 from triage_models.rules import RULES_VERSION, evaluate_rules
 from triage_models.text import MAX_RULES_CHARS, coerce_text, truncate
+from triage_models.transcript import fold_accents
 from triage_models.tuning import TuningCase, tune_policy
-from triage_models.vitals import extract_vitals
+from triage_models.vitals import age_in_years, extract_vitals
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ class Triager:
             needs_review=decision.needs_review,
             review_reason=decision.review_reason,
             language=language,
+            age_years=age_in_years(vitals, fold_accents(text)),
         )
 
     def _ask_llm(

@@ -114,6 +114,8 @@ class TriageResult:
     review_reason: str = ""
     language: CallLanguage = field(default_factory=lambda: CallLanguage("en", True, 0.0))
     """The call's language: English and Spanish are read; any other is flagged for an interpreter."""
+    age_years: float | None = None
+    """The patient's age as the call gives it (or roughly, from "baby", "toddler", "child"); None when unknown."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -131,4 +133,5 @@ class TriageResult:
             "needs_review": self.needs_review,
             "review_reason": self.review_reason,
             "language": self.language.to_json(),
+            "age_years": None if self.age_years is None else round(self.age_years, 2),
         }

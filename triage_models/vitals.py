@@ -175,3 +175,21 @@ def extract_vitals(text: str) -> Vitals:
         if reading is not None:
             vitals.readings[name] = reading
     return vitals
+
+
+_AGE_WORDS = (
+    (re.compile(r"\b(?:newborn|new born|neonate|infant|baby|babies|recien nacid[oa]|bebe|bebito|bebita)\b", re.I), 0.5),
+    (re.compile(r"\b(?:toddler|preschooler|little (?:boy|girl|one)|nene|nena|ninito|ninita)\b", re.I), 3.0),
+    (re.compile(r"\b(?:child|kid|nino|nina|chamaco|chamaca)\b", re.I), 8.0),
+)
+
+
+def age_in_years(vitals: Vitals, folded_text: str) -> float | None:
+    """The patient's age: the one the message states, else a rough one from the words for a baby, a toddler or a
+    child (accent-folded text), else None. For choosing what applies to an age band, never for the danger zones."""
+    if vitals.age_years is not None:
+        return vitals.age_years.value
+    for pattern, years in _AGE_WORDS:
+        if pattern.search(folded_text):
+            return years
+    return None

@@ -79,3 +79,12 @@ def test_typographic_apostrophes_soft_hyphens_and_utf16_are_normalised() -> None
     assert coerce_text("unre\u00adsponsive") == "unresponsive"
     assert coerce_text("not breathing".encode("utf-16")) == "not breathing"
     assert coerce_text("a    b") == "a b"
+
+
+def test_age_in_years_from_the_stated_age_or_the_words_for_a_child() -> None:
+    from triage_models.vitals import age_in_years
+
+    assert age_in_years(extract_vitals("my 4 year old is choking"), "my 4 year old is choking") == 4.0
+    assert age_in_years(extract_vitals("my baby is choking"), "my baby is choking") == 0.5
+    assert age_in_years(extract_vitals("el nino no respira"), "el nino no respira") == 8.0
+    assert age_in_years(extract_vitals("my husband collapsed"), "my husband collapsed") is None
