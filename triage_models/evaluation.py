@@ -148,10 +148,13 @@ class _Fold:
     base_labels: Sequence[int]
     policy: DecisionPolicy
     temperature: float
+    alternative: DecisionPolicy | None = None
+    """A second policy decided on the same fit (its figures come without a second fit per case)."""
 
 
-def _leave_out(fold: _Fold, index: int) -> CaseOutcome:
-    """Retrain without case `index` (one fit, the template's temperature and policy) and classify it."""
+def _leave_out(fold: _Fold, index: int) -> tuple[CaseOutcome, CaseOutcome | None]:
+    """Retrain without case `index` (one fit, the template's temperature and policy) and classify it (and again
+    under the alternative policy, when there is one)."""
     others = [i for i in range(len(fold.held_texts)) if i != index]
     model = train_model(
         [*fold.base_texts, *(fold.held_texts[i] for i in others)],
@@ -161,7 +164,12 @@ def _leave_out(fold: _Fold, index: int) -> CaseOutcome:
     )
     model.policy = fold.policy
     model.backend.temperature = fold.temperature
-    return outcome(fold.held_labels[index], Triager(model).classify(fold.held_texts[index]))
+    text, label = fold.held_texts[index], fold.held_labels[index]
+    first = outcome(label, Triager(model).classify(text))
+    if fold.alternative is None:
+        return first, None
+    model.policy = fold.alternative
+    return first, outcome(label, Triager(model).classify(text))
 
 
 def leave_one_out(
@@ -172,21 +180,26 @@ def leave_one_out(
     template: TriageModel,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
-) -> EvaluationReport:
-    """Each held-out case classified by a model retrained on the base data plus every other held-out case.
+    alternative: DecisionPolicy | None = None,
+) -> tuple[EvaluationReport, EvaluationReport | None]:
+    """Each held-out case classified by a model retrained on the base data plus every other held-out case: the
+    report, and the same fits' report under the `alternative` policy when one is given.
 
     The retrained model keeps the template's temperature and decision policy (tuned on out-of-fold predictions
     when the template was trained), so one case costs one fit rather than four. `jobs` processes fit in parallel.
     """
-    fold = _Fold(held_texts, held_labels, base_texts, base_labels, template.policy, template.backend.temperature)
+    fold = _Fold(
+        held_texts, held_labels, base_texts, base_labels, template.policy, template.backend.temperature, alternative
+    )
     indices = range(len(held_texts))
     if jobs <= 1:
-        cases = []
+        pairs = []
         for index in indices:
-            cases.append(_leave_out(fold, index))
+            pairs.append(_leave_out(fold, index))
             if progress is not None:
                 progress(index + 1, len(held_texts))
-        return report(cases)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        cases = list(pool.map(functools.partial(_leave_out, fold), indices))
-    return report(cases)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            pairs = list(pool.map(functools.partial(_leave_out, fold), indices))
+    others = [second for _, second in pairs if second is not None]
+    return report([first for first, _ in pairs]), report(others) if others else None

@@ -359,6 +359,9 @@ def cross_validate(
         ResourceStep | None,
         typer.Option(help="Decision point C: the handbook's resource count, or the model's most probable of 3-5."),
     ] = None,
+    compare_resource_step: Annotated[
+        bool, typer.Option(help="Also decide every fit with the other decision point C, and report both.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures (and every case) as one JSON object.")] = (
         False
     ),
@@ -369,7 +372,8 @@ def cross_validate(
     template = _with_policy(_load_model(model), None, resource_step)
     base = default_training_data(generated=int(template.meta.get("n_by_source", {}).get("generated", 6000)))
     keep = [i for i, name in enumerate(base.sources) if name != data_format.value]
-    evaluation = leave_one_out(
+    other_step = "model" if template.policy.resource_step == "count" else "count"
+    evaluation, alternative = leave_one_out(
         held.texts,
         held.labels,
         [base.texts[i] for i in keep],
@@ -377,13 +381,20 @@ def cross_validate(
         template,
         progress=lambda done, total: _err.print(f"{done}/{total}", end="\r"),
         jobs=jobs,
+        alternative=replace(template.policy, resource_step=other_step) if compare_resource_step else None,
     )
     if reliability_plot is not None:
         write_reliability_plot(evaluation, reliability_plot, f"{data.name} (leave-one-out)")
     if as_json:
-        typer.echo(json.dumps(evaluation.to_json()))
+        document = evaluation.to_json()
+        if alternative is not None:
+            document[f"resource_step_{other_step}"] = alternative.to_json(with_cases=False)
+        typer.echo(json.dumps(document))
         return
-    _print_report(f"{data}: leave-one-out ({evaluation.metrics.n} cases)", evaluation, per_case=False)
+    step = template.policy.resource_step
+    _print_report(f"{data}: leave-one-out ({evaluation.metrics.n} cases), C by {step}", evaluation, per_case=False)
+    if alternative is not None:
+        _print_report(f"the same fits, C by {other_step}", alternative, per_case=False)
 
 
 def write_reliability_plot(evaluation: EvaluationReport, path: Path, title: str) -> None:

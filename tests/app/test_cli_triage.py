@@ -92,3 +92,41 @@ def test_eval_scores_a_constant_reference_as_plain_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)  # strict JSON: no NaN
     assert (metrics["exact"], metrics["esi12_recall"], metrics["p99_ms"]) == (1 / 3, 0.0, None)
+
+
+def test_eval_of_a_call_set_reports_by_kind_and_language(tmp_path: Path, small_model_dir: Path) -> None:
+    data = tmp_path / "calls.csv"
+    rows = [
+        ["id", "kind", "language", "text", "esi_level", "min_level", "max_level", "expect_review", "rationale"],
+        ["C-1", "plain", "en", "he is not breathing and has no pulse", "1", "1", "1", "", "arrest"],
+        ["C-2", "spanish", "es", "mi esposo no respira y no responde", "1", "1", "1", "", "arrest"],
+        ["C-3", "unsupported_language", "vi", "Chồng tôi không thở được, xin hãy giúp", "1", "1", "2", "yes", "vi"],
+    ]
+    with data.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    result = runner.invoke(
+        cli, ["triage", "eval", "--data", str(data), "--format", "calls", "--model", str(small_model_dir), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["all"]["n"] == 3 and report["all"]["in_range"] == 1.0 and report["all"]["urgent_at_4_5"] == 0
+    assert sorted(report["by_kind"]) == ["plain", "spanish", "unsupported_language"]
+    assert sorted(report["by_language"]) == ["en", "es", "vi"]
+    assert report["by_kind"]["unsupported_language"]["review_share"] == 1.0
+    assert report["all"]["expected_review_missed"] == 0 and report["out_of_range"] == []
+
+
+def test_eval_of_a_call_set_names_a_bad_range(tmp_path: Path, small_model_dir: Path) -> None:
+    data = tmp_path / "calls.csv"
+    with data.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(
+            [
+                ["id", "kind", "language", "text", "esi_level", "min_level", "max_level", "expect_review"],
+                ["C-1", "plain", "en", "sore throat", "5", "2", "4", ""],
+            ]
+        )
+    result = runner.invoke(
+        cli, ["triage", "eval", "--data", str(data), "--format", "calls", "--model", str(small_model_dir)]
+    )
+    assert result.exit_code == 2
+    assert contains(result.output, "the range 2..4 must hold the level 5")

@@ -137,3 +137,25 @@ def test_structured_floor_flags_agree_with_the_rules_floor() -> None:
     for text in ["not breathing", "chest pain, 60 yo, sweating", "HR 120, pain 9/10", "sore throat"]:
         row = structured_features(text)
         assert (1 if row[0] else 2 if row[1] else None) == rules_floor(evaluate_rules(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chồng tôi bị té, không tỉnh, xin giúp",  # Vietnamese, life-threatening
+        "我的手指被纸割了一下",  # Chinese, a paper cut
+        "meu filho cortou o dedo com papel",  # Portuguese, a paper cut
+        "mon fils a un petit rhume",  # French, a cold
+    ],
+)
+def test_a_call_in_another_language_is_flagged_and_never_calmer_than_two(small_model: TriageModel, text: str) -> None:
+    result = Triager(small_model).classify(text)
+    assert result.esi_level <= 2
+    assert result.needs_review and result.review_reason.endswith("interpreter needed")
+    assert not result.language.supported
+
+
+def test_the_spanish_call_from_the_review_is_esi_1(small_model: TriageModel) -> None:
+    result = Triager(small_model).classify("mi esposo no respira, por favor ayúdenme, está en el suelo y no responde")
+    assert (result.esi_level, result.language.code) == (1, "es")
+    assert {hit.rule_id for hit in result.evidence} >= {"A-NOT-BREATHING", "A-UNRESPONSIVE"}
