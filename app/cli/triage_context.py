@@ -52,18 +52,28 @@ def _cell(value: object) -> str:
     return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def _table(title: str, names: list[str], rows: list[tuple[str, list[Any]]], ratio: bool = False) -> Table:
-    """One row per figure, one column per reader (and each reader's ratio to the first when `ratio`)."""
+def _table(title: str, names: list[str], rows: list[tuple[str, list[Any]]]) -> Table:
+    """One row per figure, one column per reader."""
     table = Table(title=title, title_justify="left")
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
-    if ratio:
-        for name in names[1:]:
-            table.add_column(f"{name} / {names[0]}", justify="right")
     for label, values in rows:
-        ratios = [_cell(v / values[0]) if ratio and values[0] else "-" for v in values[1:]] if ratio else []
-        table.add_row(label, *map(_cell, values), *ratios)
+        table.add_row(label, *map(_cell, values))
+    return table
+
+
+def _latency_table(figures: list[ReaderFigures]) -> Table:
+    """One row per reader: p50 and p99 per message, and their ratios to the first reader's."""
+    latency = [figure.to_json()["latency_ms"] for figure in figures]
+    title = f"latency ({latency[0]['n']} messages, one at a time; ratios to {figures[0].reader})"
+    table = Table(title=title, title_justify="left")
+    for column in ("reader", "p50 ms", "p99 ms", "p50 ratio", "p99 ratio"):
+        table.add_column(column, justify="left" if column == "reader" else "right")
+    base = latency[0]
+    for figure, row in zip(figures, latency, strict=True):
+        ratios = [_cell(row[p] / base[p]) if base[p] else "-" for p in ("p50", "p99")]
+        table.add_row(figure.reader, _cell(row["p50"]), _cell(row["p99"]), *ratios)
     return table
 
 
@@ -79,9 +89,7 @@ def _print(figures: list[ReaderFigures]) -> None:
         vignettes = [figure.vignettes or {} for figure in figures]
         rows = [(column, [v[column] for v in vignettes]) for column in VIGNETTE_FIGURES]
         _out.print(_table(f"ESI vignettes ({vignettes[0]['n']})", names, rows))
-    latency = [figure.to_json()["latency_ms"] for figure in figures]
-    rows = [(f"{p} ms per message", [row[p] for row in latency]) for p in ("p50", "p99")]
-    _out.print(_table(f"latency ({latency[0]['n']} messages, one at a time)", names, rows, ratio=True))
+    _out.print(_latency_table(figures))
 
 
 @triage_app.command("context-compare")
