@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint install services screenshots clean vllm-upstream-tests
+.PHONY: run test lint install services screenshots clean vllm-upstream-tests context-compare
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	touch $@
 
 install: $(VENV)/.installed
+
+# medspaCy's ConText, for `triage-dispatch triage context-compare` only (pyproject's context-compare extra says why
+# medspaCy and PyRuSH install with --no-deps).
+context-compare: install
+	$(BIN)/python -m pip install --quiet -e '.[context-compare]'
+	$(BIN)/python -m pip install --quiet --no-deps medspacy==1.3.1 PyRuSH==1.0.13
 
 # Services the product and its tests use on one machine, from Debian when missing: redis-server, redis-sentinel (the
 # Sentinel failover tests start their own on free ports; on a host with systemd the package also starts one on

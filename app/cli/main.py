@@ -12,6 +12,7 @@ from app.cli.ops import db_app, worker
 from app.cli.serve import serve
 from app.cli.sources import sources_app
 from app.cli.triage import triage_app
+from app.cli.triage_context import context_compare  # noqa: F401  (registers `triage context-compare`)
 from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
 from app.cli.users import users_app
 
