@@ -1,4 +1,5 @@
-"""Security headers on every response: a content security policy the console works under, no framing, no referrer."""
+"""Security headers on every response: a content security policy the console works under, no framing, no referrer
+to other origins."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ CONTENT_SECURITY_POLICY = (
 SECURITY_HEADERS = {
     "content-security-policy": CONTENT_SECURITY_POLICY,
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    # Not `no-referrer`: under it a browser sends `Origin: null` with the console's own POSTs, and the cross-origin
+    # check (`app.api.origins`) needs their real origin. Other origins still get no referrer.
+    "referrer-policy": "same-origin",
     "x-content-type-options": "nosniff",
 }
 

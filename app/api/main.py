@@ -13,7 +13,10 @@ from prometheus_client import CollectorRegistry
 
 from app.api.headers import SecurityHeadersMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
+from app.api.origins import CrossOriginRefusalMiddleware
 from app.api.routes import health, incidents, intake
+from app.console.first_run import SETUP_PATH
+from app.console.sessions import COOKIE as SESSION_COOKIE
 from app.metrics import IntakeMetrics, RedisMetricsCollector
 from app.pipeline import run_reconciler
 from app.queueing import settings_heap
@@ -22,6 +25,10 @@ from app.worker.publish import publish_classify
 
 if TYPE_CHECKING:
     from app.console.first_run import SetupLink
+
+SIGN_IN_PATHS = ("/login", "/logout", SETUP_PATH)
+"""Checked for their origin even without a session cookie: a forged sign-in (into the attacker's account), sign-out
+or first-run setup."""
 
 
 def create_app(
@@ -71,5 +78,14 @@ def create_app(
     # No other origin may read or drive the console or the API: with a CORSMiddleware on the parent app, Gradio's
     # own (which reflects any Origin, with credentials, on a host that is not localhost) stands aside.
     app.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)
+    # CORS stops another origin reading answers, not sending requests: a page on another port or a sibling
+    # subdomain is the same site, so the SameSite=Lax cookie goes along. This refuses such a request before it runs.
+    app.add_middleware(
+        CrossOriginRefusalMiddleware,
+        cookie=SESSION_COOKIE,
+        always=SIGN_IN_PATHS,
+        exempt_prefixes=("/v1/intake/",),
+        check_all=settings.api_open,
+    )
     app.add_middleware(SecurityHeadersMiddleware)
     return app
