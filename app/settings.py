@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import ipaddress
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.redis_urls import RedisURL
 from scheduler.engines.base import ENGINE_NAMES
@@ -42,6 +43,17 @@ def _check_secret(source: str, secret: str) -> None:
         raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret needs at least 24 random bytes")
 
 
+def _comma_separated(value: object) -> object:
+    """`a, b` from the environment as ("a", "b"); a list or tuple given in code as is."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
+
+
+CommaSeparated = Annotated[tuple[str, ...], NoDecode]
+"""A list setting written `a,b,c` in the environment (not JSON)."""
+
+
 class Settings(BaseSettings):
     """Everything a deployment configures; read once per process (`get_settings`)."""
 
@@ -57,6 +69,11 @@ class Settings(BaseSettings):
     cookie_secure: bool | None = None
     """The console's session cookie only over HTTPS; None: in production. Set false for a pilot served over plain
     HTTP (the browser would otherwise never send the cookie back, and sign-in would not stick)."""
+    trusted_proxies: CommaSeparated = ()
+    """Addresses or networks (`10.0.0.5,172.18.0.0/16`) whose X-Forwarded-For and X-Forwarded-Proto the web app
+    believes: the client address the sign-in throttle counts, and https behind a TLS proxy. Empty: nobody's (`serve`
+    answers browsers itself, so a forged header changes nothing); the compose pilot names its Caddy proxy. `*`
+    (anyone) is refused in production."""
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
     redis_url: RedisURL | None = None
     """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
@@ -141,6 +158,23 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown engine {value!r}; known engines: {', '.join(ENGINE_NAMES)}")
         return value
 
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return _comma_separated(value)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network (10.0.0.5, 172.18.0.0/16) nor *") from None
+        return value
+
     @model_validator(mode="after")
     def _safe(self) -> Settings:
         try:
@@ -169,6 +203,11 @@ class Settings(BaseSettings):
                 raise SettingsError("production refuses TRIAGE_DEV_OPEN_API: the incident API needs authentication")
             if self.redis_url is None:
                 raise SettingsError("production needs TRIAGE_REDIS_URL (no embedded redis-server)")
+            if "*" in self.trusted_proxies:
+                raise SettingsError(
+                    "production refuses TRIAGE_TRUSTED_PROXIES=*: anyone could forge the client address the sign-in "
+                    "throttle counts; name the proxy's address or network"
+                )
         return self
 
     @property

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CollectorRegistry
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api.headers import SecurityHeadersMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
@@ -88,4 +89,7 @@ def create_app(
         check_all=settings.api_open,
     )
     app.add_middleware(SecurityHeadersMiddleware)
+    if settings.trusted_proxies:
+        # Outermost: every check above sees the client's own address and scheme. Only these peers are believed.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     return app

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import ipaddress
 import json
 import os
 import re
@@ -479,7 +480,8 @@ def test_the_image_s_command_runs_the_web_app_alone_with_no_redis_server() -> No
     command = json.loads(last(dockerfile_instructions("Dockerfile"), "CMD"))
     assert "serve" not in command and "redis-server" not in command
     assert command[:7] == ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000"]
-    assert command[7:] == ["--timeout-graceful-shutdown", "3"]  # open queue streams must not hold a stop
+    assert command[7:9] == ["--timeout-graceful-shutdown", "3"]  # open queue streams must not hold a stop
+    assert command[9:] == ["--no-proxy-headers"]  # the app believes TRIAGE_TRUSTED_PROXIES alone
     from app.api import main
 
     assert callable(main.create_app)
@@ -507,7 +509,14 @@ def test_web_is_reached_only_through_the_tls_proxy() -> None:
     }
     web = services["web"]
     assert web["expose"] == ["8000"]
-    assert web["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    assert "FORWARDED_ALLOW_IPS" not in web["environment"]
+    # Forwarded headers believed from the proxy's fixed address alone, on a network of the proxy and web only.
+    proxy_address = proxy["networks"]["edge"]["ipv4_address"]
+    assert web["environment"]["TRIAGE_TRUSTED_PROXIES"] == f"${{TRIAGE_TRUSTED_PROXIES:-{proxy_address}}}"
+    on_edge = {name for name, service in services.items() if "edge" in (service.get("networks") or [])}
+    assert on_edge == {"web", "proxy"}
+    [subnet] = raw_compose()["networks"]["edge"]["ipam"]["config"]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet["subnet"])
     assert web["environment"]["TRIAGE_COOKIE_SECURE"] == "${TRIAGE_COOKIE_SECURE:-true}"
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     lines = [line.strip() for line in caddyfile.splitlines() if line.strip() and not line.strip().startswith("#")]

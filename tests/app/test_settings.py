@@ -155,3 +155,23 @@ def test_the_documented_demo_secret_is_the_placeholder_the_settings_use() -> Non
     documented = (Path(__file__).resolve().parents[2] / "docs" / "intake.md").read_text(encoding="utf-8")
     assert f"`{PLACEHOLDER_SECRET}`" in documented
     assert Settings().webhook_secrets["demo"] == [PLACEHOLDER_SECRET]
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"),
+    [("", ()), ("10.0.0.5", ("10.0.0.5",)), (" 10.0.0.5 , 172.18.0.0/16 ", ("10.0.0.5", "172.18.0.0/16"))],
+)
+def test_trusted_proxies_are_read_comma_separated(
+    monkeypatch: pytest.MonkeyPatch, value: str, parsed: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("TRIAGE_TRUSTED_PROXIES", value)
+    assert Settings().trusted_proxies == parsed
+
+
+def test_trusted_proxies_must_be_addresses_and_production_refuses_anyone() -> None:
+    with pytest.raises(ValidationError, match="'proxy' is not an IP address or network"):
+        Settings(trusted_proxies=("proxy",))
+    production = {"env": "production", "redis_url": "redis://r:6379/0", "webhook_secrets": {"cad": [REAL]}}
+    with pytest.raises(ValidationError, match="production refuses TRIAGE_TRUSTED_PROXIES=\\*"):
+        Settings(**production, trusted_proxies=("*",))
+    assert Settings(**production, trusted_proxies=("172.30.0.10",)).trusted_proxies == ("172.30.0.10",)
