@@ -85,6 +85,12 @@ class Settings(BaseSettings):
     """Source name -> its `whsec_` secrets (several during a rotation)."""
     webhook_tolerance_s: int = 300
     max_body_bytes: int = 65_536
+    client_header_timeout_s: float = Field(default=10.0, gt=0)
+    """`serve`: a request's head (request line and headers) is due this long after the connection opens (or after
+    the first byte of the next request on a kept-alive one); else the connection is closed."""
+    client_body_timeout_s: float = Field(default=20.0, gt=0)
+    """A request's whole body is due this long after its head; else 408 and the connection is closed (bodies are at
+    most TRIAGE_MAX_BODY_BYTES, the console's 1 MiB)."""
     dev_open_api: bool = False
     """Development only: the incident API without a token, for local tools."""
     signin_account_failures: int = Field(default=10, ge=1)

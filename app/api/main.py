@@ -75,7 +75,9 @@ def create_app(
     # every answer (the 413 included) carries the headers. Intake reads its body under the same limit itself,
     # before the signature check, and counts its refusals in its metrics.
     limits = [("/console/", CONSOLE_MAX_BODY_BYTES), ("/v1/intake/", None)]
-    app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits)
+    app.add_middleware(
+        BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits, timeout_s=settings.client_body_timeout_s
+    )
     # No other origin may read or drive the console or the API: with a CORSMiddleware on the parent app, Gradio's
     # own (which reflects any Origin, with credentials, on a host that is not localhost) stands aside.
     app.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)

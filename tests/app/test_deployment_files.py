@@ -520,7 +520,7 @@ def test_web_is_reached_only_through_the_tls_proxy() -> None:
     assert web["environment"]["TRIAGE_COOKIE_SECURE"] == "${TRIAGE_COOKIE_SECURE:-true}"
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     lines = [line.strip() for line in caddyfile.splitlines() if line.strip() and not line.strip().startswith("#")]
-    assert lines == [
+    assert lines[lines.index("{$TRIAGE_SITE_ADDRESS:localhost} {") :] == [
         "{$TRIAGE_SITE_ADDRESS:localhost} {",
         "tls {$TRIAGE_TLS:internal}",
         "reverse_proxy web:8000",
@@ -554,6 +554,10 @@ def test_the_caddyfile_adapts_for_each_tls_form(site: str, tls: str, listen: str
     [server] = config["apps"]["http"]["servers"].values()
     assert server["listen"] == [listen]
     assert '"dial":"web:8000"' in json.dumps(server, separators=(",", ":"))
+    # Slow clients: headers within 10 s, the body within 20 s, idle connections 2 min (nanoseconds); no write limit.
+    timeouts = {name: server.get(name) for name in ("read_header_timeout", "read_timeout", "idle_timeout")}
+    assert timeouts == {"read_header_timeout": 10 * 10**9, "read_timeout": 20 * 10**9, "idle_timeout": 120 * 10**9}
+    assert "write_timeout" not in server
     policies = config["apps"].get("tls", {}).get("automation", {}).get("policies", [])
     issuers = {issuer["module"] for policy in policies for issuer in policy["issuers"]}
     if issuer == "acme":  # Let's Encrypt first; Caddy adds ZeroSSL as a fallback
