@@ -9,7 +9,7 @@ import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.redis_urls import RedisURL
@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     believes: the client address the sign-in throttle counts, and https behind a TLS proxy. Empty: nobody's (`serve`
     answers browsers itself, so a forged header changes nothing); the compose pilot names its Caddy proxy. `*`
     (anyone) is refused in production."""
+    allowed_hosts: CommaSeparated = ("*",)
+    """The names (and addresses) browsers and probes reach the web app by, comma-separated, ports left out
+    (`dispatch.example.org,127.0.0.1`; `*.example.org` for subdomains): any other `Host` gets 400 (Starlette's
+    TrustedHostMiddleware). `*`: any, refused in production."""
+    metrics_token: SecretStr | None = None
+    """`/metrics` answers only `Authorization: Bearer <this>` (Prometheus: `authorization: credentials_file`), at least
+    16 characters; unset: open in development, off (404) in production."""
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
     redis_url: RedisURL | None = None
     """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
@@ -164,7 +171,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown engine {value!r}; known engines: {', '.join(ENGINE_NAMES)}")
         return value
 
-    @field_validator("trusted_proxies", mode="before")
+    @field_validator("trusted_proxies", "allowed_hosts", mode="before")
     @classmethod
     def _split(cls, value: object) -> object:
         return _comma_separated(value)
@@ -193,6 +200,8 @@ class Settings(BaseSettings):
             raise SettingsError(f"TRIAGE_SHED_MIN_LEVEL: {error}") from None
         if not self.webhook_secrets:
             raise SettingsError("TRIAGE_WEBHOOK_SECRETS names no source")
+        if self.metrics_token is not None and len(self.metrics_token.get_secret_value()) < 16:
+            raise SettingsError("TRIAGE_METRICS_TOKEN needs at least 16 characters (`openssl rand -hex 24`)")
         for source, secrets in self.webhook_secrets.items():
             if not secrets:
                 raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}] has no secret")
@@ -209,6 +218,11 @@ class Settings(BaseSettings):
                 raise SettingsError("production refuses TRIAGE_DEV_OPEN_API: the incident API needs authentication")
             if self.redis_url is None:
                 raise SettingsError("production needs TRIAGE_REDIS_URL (no embedded redis-server)")
+            if "*" in self.allowed_hosts:
+                raise SettingsError(
+                    "production needs TRIAGE_ALLOWED_HOSTS: the names browsers reach the console by (`*` lets any Host "
+                    "header through, into the console's own links)"
+                )
             if "*" in self.trusted_proxies:
                 raise SettingsError(
                     "production refuses TRIAGE_TRUSTED_PROXIES=*: anyone could forge the client address the sign-in "
@@ -242,6 +256,16 @@ class Settings(BaseSettings):
     def session_cookie_secure(self) -> bool:
         """Whether the session cookie is `Secure` (`cookie_secure`, else production)."""
         return self.env == "production" if self.cookie_secure is None else self.cookie_secure
+
+    @property
+    def hsts(self) -> bool:
+        """Whether answers carry Strict-Transport-Security: when the cookie is `Secure`, the console is on HTTPS."""
+        return self.session_cookie_secure
+
+    @property
+    def api_docs(self) -> bool:
+        """Whether /docs, /redoc and /openapi.json are served (not in production)."""
+        return self.env != "production"
 
     @property
     def api_open(self) -> bool:

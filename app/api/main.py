@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CollectorRegistry
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api.headers import SecurityHeadersMiddleware
+from app.api.hosts import ForwardedHostRemovalMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.origins import CrossOriginRefusalMiddleware
 from app.api.routes import health, incidents, intake
@@ -59,7 +61,15 @@ def create_app(
         if thread is not None:
             thread.join(timeout=10)
 
-    app = FastAPI(title="triage-dispatch", version="0.1.0", lifespan=lifespan)
+    docs = settings.api_docs  # off in production: the schema maps every route for whoever asks
+    app = FastAPI(
+        title="triage-dispatch",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.state.settings = settings
     app.state.registry = registry
     app.state.intake_metrics = IntakeMetrics(registry)
@@ -90,7 +100,10 @@ def create_app(
         exempt_prefixes=("/v1/intake/",),
         check_all=settings.api_open,
     )
-    app.add_middleware(SecurityHeadersMiddleware)
+    # Any other Host gets 400 (with the headers below): it would end up in the console's own links.
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(SecurityHeadersMiddleware, hsts=settings.hsts)
+    app.add_middleware(ForwardedHostRemovalMiddleware)
     if settings.trusted_proxies:
         # Outermost: every check above sees the client's own address and scheme. Only these peers are believed.
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))

@@ -232,7 +232,12 @@ def test_env_example_s_webhook_secrets_are_the_placeholder_production_refuses_an
     argv = shlex.split(recipe.lstrip("# "))
     assert argv[:2] == ["python3", "-c"]
     made = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, check=True).stdout.strip()
-    settings = Settings(env="production", redis_url=redis_url, webhook_secrets={"console": [made], "demo": [made]})
+    settings = Settings(
+        env="production",
+        redis_url=redis_url,
+        webhook_secrets={"console": [made], "demo": [made]},
+        allowed_hosts=tuple(env_example()["TRIAGE_ALLOWED_HOSTS"].split(",")),
+    )
     assert settings.webhook_secrets["console"] == [made] and made != PLACEHOLDER_SECRET
 
 
@@ -379,6 +384,7 @@ def heartbeat_env(redis_url: str) -> Iterator[tuple[Settings, dict[str, str]]]:
         "PATH": os.environ["PATH"],
         "HOME": os.environ.get("HOME", "/tmp"),
         "TRIAGE_ENV": "production",
+        "TRIAGE_ALLOWED_HOSTS": "localhost,127.0.0.1",
         "TRIAGE_REDIS_URL": redis_url,
         "TRIAGE_QUEUE_PREFIX": prefix,
         "TRIAGE_WEBHOOK_SECRETS": json.dumps({"console": [secret]}),

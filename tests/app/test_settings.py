@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -36,7 +37,9 @@ def test_production_refuses_unsafe_defaults() -> None:
         Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]}, dev_open_api=True)
     with pytest.raises(ValidationError, match="TRIAGE_REDIS_URL"):
         Settings(env="production", webhook_secrets={"cad": [REAL]})
-    Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]})
+    with pytest.raises(ValidationError, match="production needs TRIAGE_ALLOWED_HOSTS"):
+        Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]})
+    Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]}, allowed_hosts=("a.b",))
     assert Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}).env == "development"
 
 
@@ -171,7 +174,12 @@ def test_trusted_proxies_are_read_comma_separated(
 def test_trusted_proxies_must_be_addresses_and_production_refuses_anyone() -> None:
     with pytest.raises(ValidationError, match="'proxy' is not an IP address or network"):
         Settings(trusted_proxies=("proxy",))
-    production = {"env": "production", "redis_url": "redis://r:6379/0", "webhook_secrets": {"cad": [REAL]}}
+    production: dict[str, Any] = {
+        "env": "production",
+        "redis_url": "redis://r:6379/0",
+        "webhook_secrets": {"cad": [REAL]},
+        "allowed_hosts": ("dispatch.example.org",),
+    }
     with pytest.raises(ValidationError, match="production refuses TRIAGE_TRUSTED_PROXIES=\\*"):
         Settings(**production, trusted_proxies=("*",))
     assert Settings(**production, trusted_proxies=("172.30.0.10",)).trusted_proxies == ("172.30.0.10",)

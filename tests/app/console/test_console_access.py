@@ -85,7 +85,7 @@ def test_the_sign_in_page_never_redirects_off_site(client: TestClient) -> None:
 def test_the_console_refuses_uploads(client: TestClient) -> None:
     sign_in(client)
     response = client.post("/console/gradio_api/upload", files={"files": ("notes.txt", b"hello")})
-    assert response.status_code == 413
+    assert response.status_code == 403
 
 
 @pytest.fixture
