@@ -18,7 +18,8 @@ def bench_hardening(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Start `serve` in a scratch home (SQLite, its own redis-server, the hf engine on a tiny model) and run the
-    reproductions: a /readyz storm, empty text, non-integer levels, a closed incident, sign-in throttling and load."""
+    reproductions: a /readyz storm, empty text, non-integer levels, a closed incident, sign-in throttling and load,
+    slow senders."""
     from app.bench.hardening import run_hardening_checks
 
     checks = run_hardening_checks()
