@@ -81,7 +81,15 @@ def create_app(
         from app.console.ui import install_console
 
         install_console(app, settings, setup_link)
-    # Added last, so outermost: the limit holds before any route or the console's session check reads a byte, and
+    add_middleware(app, settings)
+    return app
+
+
+def add_middleware(app: FastAPI, settings: Settings) -> None:
+    """The checks every request passes before any route (each added wraps the ones before; from the outermost):
+    forwarded headers from trusted proxies, no forwarded host, security headers, the allowed hosts, the cross-origin
+    refusal, CORS, the body limits. Called after the console is installed, so all of them wrap its own."""
+    # Outside the console's session check: the limit holds before any route or that check reads a byte, and
     # every answer (the 413 included) carries the headers. Intake reads its body under the same limit itself,
     # before the signature check, and counts its refusals in its metrics.
     limits = [("/console/", CONSOLE_MAX_BODY_BYTES), ("/v1/intake/", None)]
@@ -107,4 +115,3 @@ def create_app(
     if settings.trusted_proxies:
         # Outermost: every check above sees the client's own address and scheme. Only these peers are believed.
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
-    return app
