@@ -25,5 +25,5 @@ RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
 USER 10001:10001
 EXPOSE 8000
 # The web app alone (no redis-server, worker or engine in this process: `triage-dispatch serve` is for one machine
-# without containers). Behind a proxy, FORWARDED_ALLOW_IPS names the addresses whose X-Forwarded-* it believes.
-CMD ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "3"]
+# without containers). uvicorn believes no X-Forwarded-* header itself: the app believes those of TRIAGE_TRUSTED_PROXIES.
+CMD ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "3", "--no-proxy-headers"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import ipaddress
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
 from app.redis_urls import RedisURL
@@ -43,6 +44,17 @@ def _check_secret(source: str, secret: str) -> None:
         raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret needs at least 24 random bytes")
 
 
+def _comma_separated(value: object) -> object:
+    """`a, b` from the environment as ("a", "b"); a list or tuple given in code as is."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
+
+
+CommaSeparated = Annotated[tuple[str, ...], NoDecode]
+"""A list setting written `a,b,c` in the environment (not JSON)."""
+
+
 class Settings(BaseSettings):
     """Everything a deployment configures; read once per process (`get_settings`)."""
 
@@ -58,6 +70,18 @@ class Settings(BaseSettings):
     cookie_secure: bool | None = None
     """The console's session cookie only over HTTPS; None: in production. Set false for a pilot served over plain
     HTTP (the browser would otherwise never send the cookie back, and sign-in would not stick)."""
+    trusted_proxies: CommaSeparated = ()
+    """Addresses or networks (`10.0.0.5,172.18.0.0/16`) whose X-Forwarded-For and X-Forwarded-Proto the web app
+    believes: the client address the sign-in throttle counts, and https behind a TLS proxy. Empty: nobody's (`serve`
+    answers browsers itself, so a forged header changes nothing); the compose pilot names its Caddy proxy. `*`
+    (anyone) is refused in production."""
+    allowed_hosts: CommaSeparated = ("*",)
+    """The names (and addresses) browsers and probes reach the web app by, comma-separated, ports left out
+    (`dispatch.example.org,127.0.0.1`; `*.example.org` for subdomains): any other `Host` gets 400 (Starlette's
+    TrustedHostMiddleware). `*`: any, refused in production."""
+    metrics_token: SecretStr | None = None
+    """`/metrics` answers only `Authorization: Bearer <this>` (Prometheus: `authorization: credentials_file`), at least
+    16 characters; unset: open in development, off (404) in production."""
     database_url: str = f"sqlite:///{DATA_DIR / 'triage.db'}"
     redis_url: RedisURL | None = None
     """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
@@ -76,6 +100,12 @@ class Settings(BaseSettings):
     secret_grace_s: float = Field(default=86_400.0, gt=0)
     """After `sources rotate-secret`, the secrets it replaces are still accepted this long."""
     max_body_bytes: int = 65_536
+    client_header_timeout_s: float = Field(default=10.0, gt=0)
+    """`serve`: a request's head (request line and headers) is due this long after the connection opens (or after
+    the first byte of the next request on a kept-alive one); else the connection is closed."""
+    client_body_timeout_s: float = Field(default=20.0, gt=0)
+    """A request's whole body is due this long after its head; else 408 and the connection is closed (bodies are at
+    most TRIAGE_MAX_BODY_BYTES, the console's 1 MiB)."""
     dev_open_api: bool = False
     """Development only: the incident API without a token, for local tools."""
     signin_account_failures: int = Field(default=10, ge=1)
@@ -152,6 +182,23 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown engine {value!r}; known engines: {', '.join(ENGINE_NAMES)}")
         return value
 
+    @field_validator("trusted_proxies", "allowed_hosts", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return _comma_separated(value)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network (10.0.0.5, 172.18.0.0/16) nor *") from None
+        return value
+
     @model_validator(mode="after")
     def _safe(self) -> Settings:
         try:
@@ -164,6 +211,8 @@ class Settings(BaseSettings):
             raise SettingsError(f"TRIAGE_SHED_MIN_LEVEL: {error}") from None
         if not self.webhook_secrets:
             raise SettingsError("TRIAGE_WEBHOOK_SECRETS names no source")
+        if self.metrics_token is not None and len(self.metrics_token.get_secret_value()) < 16:
+            raise SettingsError("TRIAGE_METRICS_TOKEN needs at least 16 characters (`openssl rand -hex 24`)")
         for source, secrets in self.webhook_secrets.items():
             if not secrets:
                 raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}] has no secret")
@@ -191,6 +240,16 @@ class Settings(BaseSettings):
                 raise SettingsError("production refuses TRIAGE_DEV_OPEN_API: the incident API needs authentication")
             if self.redis_url is None:
                 raise SettingsError("production needs TRIAGE_REDIS_URL (no embedded redis-server)")
+            if "*" in self.allowed_hosts:
+                raise SettingsError(
+                    "production needs TRIAGE_ALLOWED_HOSTS: the names browsers reach the console by (`*` lets any Host "
+                    "header through, into the console's own links)"
+                )
+            if "*" in self.trusted_proxies:
+                raise SettingsError(
+                    "production refuses TRIAGE_TRUSTED_PROXIES=*: anyone could forge the client address the sign-in "
+                    "throttle counts; name the proxy's address or network"
+                )
         return self
 
     @property
@@ -219,6 +278,16 @@ class Settings(BaseSettings):
     def session_cookie_secure(self) -> bool:
         """Whether the session cookie is `Secure` (`cookie_secure`, else production)."""
         return self.env == "production" if self.cookie_secure is None else self.cookie_secure
+
+    @property
+    def hsts(self) -> bool:
+        """Whether answers carry Strict-Transport-Security: when the cookie is `Secure`, the console is on HTTPS."""
+        return self.session_cookie_secure
+
+    @property
+    def api_docs(self) -> bool:
+        """Whether /docs, /redoc and /openapi.json are served (not in production)."""
+        return self.env != "production"
 
     @property
     def api_open(self) -> bool:

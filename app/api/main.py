@@ -10,10 +10,16 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CollectorRegistry
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api.headers import SecurityHeadersMiddleware
+from app.api.hosts import ForwardedHostRemovalMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
+from app.api.origins import CrossOriginRefusalMiddleware
 from app.api.routes import health, incidents, intake
+from app.console.first_run import SETUP_PATH
+from app.console.sessions import COOKIE as SESSION_COOKIE
 from app.intake.limits import source_limits_for
 from app.intake.sources import source_state_cache
 from app.metrics import IntakeMetrics, RedisMetricsCollector
@@ -24,6 +30,10 @@ from app.worker.publish import publish_classify
 
 if TYPE_CHECKING:
     from app.console.first_run import SetupLink
+
+SIGN_IN_PATHS = ("/login", "/logout", SETUP_PATH)
+"""Checked for their origin even without a session cookie: a forged sign-in (into the attacker's account), sign-out
+or first-run setup."""
 
 
 def create_app(
@@ -53,7 +63,15 @@ def create_app(
         if thread is not None:
             thread.join(timeout=10)
 
-    app = FastAPI(title="triage-dispatch", version="0.1.0", lifespan=lifespan)
+    docs = settings.api_docs  # off in production: the schema maps every route for whoever asks
+    app = FastAPI(
+        title="triage-dispatch",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.state.settings = settings
     app.state.registry = registry
     app.state.intake_metrics = IntakeMetrics(registry)
@@ -69,13 +87,37 @@ def create_app(
         from app.console.ui import install_console
 
         install_console(app, settings, setup_link)
-    # Added last, so outermost: the limit holds before any route or the console's session check reads a byte, and
+    add_middleware(app, settings)
+    return app
+
+
+def add_middleware(app: FastAPI, settings: Settings) -> None:
+    """The checks every request passes before any route (each added wraps the ones before; from the outermost):
+    forwarded headers from trusted proxies, no forwarded host, security headers, the allowed hosts, the cross-origin
+    refusal, CORS, the body limits. Called after the console is installed, so all of them wrap its own."""
+    # Outside the console's session check: the limit holds before any route or that check reads a byte, and
     # every answer (the 413 included) carries the headers. Intake reads its body under the same limit itself,
     # before the signature check, and counts its refusals in its metrics.
     limits = [("/console/", CONSOLE_MAX_BODY_BYTES), ("/v1/intake/", None)]
-    app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits)
+    app.add_middleware(
+        BodyLimitMiddleware, default=settings.max_body_bytes, limits=limits, timeout_s=settings.client_body_timeout_s
+    )
     # No other origin may read or drive the console or the API: with a CORSMiddleware on the parent app, Gradio's
     # own (which reflects any Origin, with credentials, on a host that is not localhost) stands aside.
     app.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)
-    app.add_middleware(SecurityHeadersMiddleware)
-    return app
+    # CORS stops another origin reading answers, not sending requests: a page on another port or a sibling
+    # subdomain is the same site, so the SameSite=Lax cookie goes along. This refuses such a request before it runs.
+    app.add_middleware(
+        CrossOriginRefusalMiddleware,
+        cookie=SESSION_COOKIE,
+        always=SIGN_IN_PATHS,
+        exempt_prefixes=("/v1/intake/",),
+        check_all=settings.api_open,
+    )
+    # Any other Host gets 400 (with the headers below): it would end up in the console's own links.
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(SecurityHeadersMiddleware, hsts=settings.hsts)
+    app.add_middleware(ForwardedHostRemovalMiddleware)
+    if settings.trusted_proxies:
+        # Outermost: every check above sees the client's own address and scheme. Only these peers are believed.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))

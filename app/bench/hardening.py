@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -162,6 +164,57 @@ def sign_in(base: str) -> list[Check]:
     ]
 
 
+SLOW_HEAD = b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+SLOW_WATCH_S = 25.0
+"""Past `serve`'s deadlines: 10 s for a head (TRIAGE_CLIENT_HEADER_TIMEOUT_S), 20 s for a body (..._BODY_...)."""
+
+
+def _held_slow_connections(port: int, watch_s: float) -> tuple[int, float]:
+    """20 connections sending a 1000-byte body a byte a second (after a whole head) and one sending its head a byte a
+    second: how many the server still holds after `watch_s`, and when it closed the last one it closed (s)."""
+    trickles: dict[socket.socket, bytes] = {}
+    for _ in range(20):
+        connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+        connection.sendall(SLOW_HEAD + b"Content-Length: 1000\r\n\r\n")
+        trickles[connection] = b"x" * 1000
+    trickles[socket.create_connection(("127.0.0.1", port), timeout=5)] = SLOW_HEAD
+    started, last_closed = time.monotonic(), 0.0
+    while trickles and time.monotonic() - started < watch_s:
+        for connection in select.select(list(trickles), [], [], 1.0)[0]:
+            try:
+                closed = not connection.recv(4096)
+            except OSError:
+                closed = True
+            if closed:
+                trickles.pop(connection)
+                connection.close()
+                last_closed = time.monotonic() - started
+        for connection, left in list(trickles.items()):
+            try:
+                connection.sendall(left[:1])
+                trickles[connection] = left[1:]
+            except OSError:
+                pass  # closed by the server: the next select reads its end
+        time.sleep(1.0)
+    held = len(trickles)
+    for connection in trickles:
+        connection.close()
+    return held, last_closed
+
+
+def slow_clients(port: int) -> list[Check]:
+    """Slow senders are let go at `serve`'s deadlines instead of held for ever."""
+    held, last_closed = _held_slow_connections(port, SLOW_WATCH_S)
+    return [
+        Check(
+            "21 slow senders (20 bodies, 1 head, a byte a second)",
+            f"{held} held after {SLOW_WATCH_S:.0f} s (last closed at {last_closed:.1f} s)",
+            "0 held",
+            held == 0,
+        )
+    ]
+
+
 def run_hardening_checks() -> list[Check]:
     """Start a redis-server and `serve` in a scratch home, add the users, run every reproduction, stop both."""
     with tempfile.TemporaryDirectory(prefix="hardening-") as home:
@@ -204,6 +257,7 @@ def _against_serve(home: str, redis_url: str) -> list[Check]:
             *readyz_storm(base, token),
             *refusals(base, token),
             *sign_in(base),
+            *slow_clients(port),
             *flood_checks(base, token, SECRET, redis_url, refused),
         ]
     finally:

@@ -19,7 +19,7 @@ def bench_hardening(
 ) -> None:
     """Start a redis-server and `serve` in a scratch home (SQLite, the hf engine on a tiny model) and run the
     reproductions: a /readyz storm, empty text, non-integer levels, a closed incident, sign-in throttling and load,
-    and a flood from one source at 10 times its intake limit."""
+    slow senders, and a flood from one source at 10 times its intake limit."""
     from app.bench.hardening import run_hardening_checks
 
     checks = run_hardening_checks()

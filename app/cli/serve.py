@@ -126,6 +126,7 @@ def _serve_locked(host: str, port: int) -> None:
     import uvicorn
 
     from app.api.main import create_app
+    from app.api.server import uvicorn_config
     from app.cli.ops import checked_settings
     from app.db.migrate import upgrade
     from app.settings import get_settings
@@ -145,9 +146,7 @@ def _serve_locked(host: str, port: int) -> None:
         _out.print(f"engine: {settings.engine} serving {settings.model}")
         setup_link = _print_addresses(settings, host, port)
         app = create_app(settings, setup_link=setup_link)
-        # Open queue streams end when the graceful shutdown runs out (browsers reconnect to the next server).
-        config = uvicorn.Config(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=3)
-        server = uvicorn.Server(config)
+        server = uvicorn.Server(uvicorn_config(app, settings, host, port))
         with stop_on_signals(server):
             server.run()
     finally:

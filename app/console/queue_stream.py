@@ -141,13 +141,21 @@ def _without_clock(row_html: str) -> str:
 
 
 async def queue_events(
-    request: Request, shared: SharedValue[QueueView], lifetime_s: float = STREAM_LIFETIME_S, supervisor: bool = False
+    request: Request,
+    shared: SharedValue[QueueView],
+    still_allowed: Callable[[], bool],
+    lifetime_s: float = STREAM_LIFETIME_S,
+    supervisor: bool = False,
 ) -> AsyncIterator[str]:
-    """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment."""
+    """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment. It ends
+    as soon as `still_allowed` says no (the session ended, the user was disabled or changed role): the browser's
+    reconnection then meets the new answer (401, or the new role's rights)."""
     yield "retry: 1000\n\n"
     shown: QueueView | None = None
     began = quiet_since = time.monotonic()
     while time.monotonic() - began < lifetime_s and not await request.is_disconnected():
+        if not await run_in_threadpool(still_allowed):
+            return
         view = await run_in_threadpool(shared.get)
         patch = queue_patch(shown, view, supervisor)
         if patch is not None:
@@ -171,6 +179,11 @@ def add_queue_stream(
             return PlainTextResponse("sign in first", status_code=401)
         if principal.role not in SEE_QUEUE:
             return PlainTextResponse("your role may not see the queue", status_code=403)
+
+        def still_allowed() -> bool:  # checked every tick: the session cache makes it a query per 2 s per stream
+            return current(request) == principal
+
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        events = queue_events(request, shared, supervisor=principal.role == Role.SUPERVISOR)
+        supervisor = principal.role == Role.SUPERVISOR
+        events = queue_events(request, shared, still_allowed, lifetime_s=STREAM_LIFETIME_S, supervisor=supervisor)
         return StreamingResponse(events, media_type="text/event-stream", headers=headers)

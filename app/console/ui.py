@@ -121,6 +121,7 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     engine = engine_status_cache(settings)
     # Before the mount, which would take every path under /console:
     _add_export_route(app, exports, current)
+    _refuse_uploads(app)
     over_limit = functools.partial(app.state.source_limits.over_limit, tuple(settings.webhook_secrets))
     view = functools.partial(read_view, settings.database_url, engine, over_limit=over_limit)
     add_queue_stream(app, SharedValue(view, TICK_S), current)
@@ -206,6 +207,20 @@ def _add_export_route(app: FastAPI, exports: ExportStore, current: Callable[[Req
         return FileResponse(
             path, media_type="text/csv", filename="audit.csv", background=BackgroundTask(path.unlink, missing_ok=True)
         )
+
+
+UPLOAD_PATHS = ("/console/gradio_api/upload", "/console/upload")
+"""Gradio's upload route (and its older path): its size limit lets an empty file through, written to disk."""
+
+
+def _refuse_uploads(app: FastAPI) -> None:
+    """POST to Gradio's upload paths: 403 whatever the size (the console has no file input)."""
+
+    def refuse_upload() -> Response:
+        raise HTTPException(403, "the console takes no files")
+
+    for path in UPLOAD_PATHS:
+        app.post(path, include_in_schema=False)(refuse_upload)
 
 
 def engine_status_cache(settings: Settings) -> EngineStatusCache | None:

@@ -29,7 +29,7 @@ from app.engine_worker.outcomes import (
     write_guidance,
 )
 from app.engine_worker.startup import start_engine
-from app.guidance.prompt import guidance_messages, without_special_tokens
+from app.guidance.prompt import guidance_messages
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
 from app.settings import Settings
@@ -254,7 +254,7 @@ class EngineWorker:
             return prompt, level, incident.predicted_output_tokens or 0, incident.queued_at, incident.accepted_at
 
     def _prompt(self, text: str, esi_level: int, flags: list[str]) -> list[int]:
-        messages = guidance_messages(without_special_tokens(text, self.special_tokens), esi_level, flags)
+        messages = guidance_messages(text, esi_level, flags, self.special_tokens)
         if getattr(self.tokenizer, "chat_template", None):
             ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
             if isinstance(ids, dict) or hasattr(ids, "keys"):

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 
 from app.guidance.cards import Card
 from scheduler.policy import ESI_LEVELS
+from triage_models.text import InvalidMessageError, coerce_text
 
-GUIDANCE_PROMPT_VERSION = "guidance-2026.11.1"
-GROUNDED_PROMPT_VERSION = "guidance-card-2026.11.1"
+GUIDANCE_PROMPT_VERSION = "guidance-2026.11.2"
+"""2026.11.2: the call is normalised (NFKC, invisible characters removed) before its tags are neutralised."""
+GROUNDED_PROMPT_VERSION = "guidance-card-2026.11.2"
 """The prompt that gives the model the call's protocol card (`guidance_messages(..., card=...)`)."""
 SECTIONS = ("SUMMARY", "KEY FACTS", "SUGGESTED RESOURCES", "PRE-ARRIVAL INSTRUCTIONS")
 """The four headings of every guidance, in their order (the engine's, the templates' and the checker's)."""
@@ -41,8 +43,9 @@ LANGUAGE_NAMES = {
 """Languages a call may come in (ISO 639-1): English, Spanish and the languages most spoken at home in the US after
 them; the checker tells these apart."""
 
-_TAG = re.compile(r"<\s*(/?)\s*(call|card)\s*>", re.IGNORECASE)
-"""The prompt's own tags: in a caller's words they become "(call)", "(/card)" and stay words."""
+_TAG = re.compile(r"<\s*(/?)\s*(call|card)\b[^>]*>", re.IGNORECASE)
+"""The prompt's own tags in any case or spacing, with or without attributes (`</call x=1>`), once the text is
+normalised: in a caller's words they become "(call)", "(/card)" and stay words."""
 
 
 def without_special_tokens(text: str, special_tokens: Sequence[str]) -> str:
@@ -55,6 +58,21 @@ def without_special_tokens(text: str, special_tokens: Sequence[str]) -> str:
         for token in ordered:
             if token in text:
                 text, changed = text.replace(token, ""), True
+    return text
+
+
+def quoted_call(message: str, special_tokens: Sequence[str] = ()) -> str:
+    """The call's text as it goes between the call tags. First normalised as the classifier reads it (NFKC, so
+    full-width or small brackets become < and >; zero-width and other invisible characters removed, so
+    `</ca\u200bll>` is `</call>` and `\uff1c|im_end|\uff1e` is `<|im_end|>`); then the tokenizer's special-token
+    strings removed; then every call or card tag (`</call x=1>` too)
+    written `(call)`, `(/card)`..., until none is left."""
+    try:
+        text = without_special_tokens(coerce_text(message), special_tokens)
+    except InvalidMessageError:
+        return ""
+    while (neutralised := _TAG.sub(lambda match: f"({match.group(1)}{match.group(2).lower()})", text)) != text:
+        text = neutralised
     return text
 
 
@@ -77,10 +95,17 @@ def language_instruction(language: str) -> str:
 
 
 def guidance_messages(
-    message: str, esi_level: int, red_flags: Sequence[str] = (), *, card: Card | None = None, language: str = "en"
+    message: str,
+    esi_level: int,
+    red_flags: Sequence[str] = (),
+    special_tokens: Sequence[str] = (),
+    *,
+    card: Card | None = None,
+    language: str = "en",
 ) -> list[dict[str, str]]:
     """Chat messages for an instruct model: the fixed instructions (with the call's protocol card and language when
-    given), then the quoted call with its triage. With a card, record GROUNDED_PROMPT_VERSION."""
+    given), then the quoted call (`quoted_call`, without the tokenizer's `special_tokens`) with its triage. With a
+    card, record GROUNDED_PROMPT_VERSION."""
     if esi_level not in ESI_LEVELS:
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
     parts = [SYSTEM]
@@ -88,7 +113,7 @@ def guidance_messages(
         parts.append(card_grounding(card))
     if language != "en":
         parts.append(language_instruction(language))
-    quoted = _TAG.sub(lambda match: f"({match.group(1)}{match.group(2).lower()})", message)
+    quoted = quoted_call(message, special_tokens)
     flags = f" Red flags: {', '.join(red_flags)}." if red_flags else ""
     user = f"Triage: ESI {esi_level}.{flags}\n<call>\n{quoted}\n</call>"
     return [{"role": "system", "content": "\n\n".join(parts)}, {"role": "user", "content": user}]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import ipaddress
 import json
 import os
 import re
@@ -231,7 +232,12 @@ def test_env_example_s_webhook_secrets_are_the_placeholder_production_refuses_an
     argv = shlex.split(recipe.lstrip("# "))
     assert argv[:2] == ["python3", "-c"]
     made = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, check=True).stdout.strip()
-    settings = Settings(env="production", redis_url=redis_url, webhook_secrets={"console": [made], "demo": [made]})
+    settings = Settings(
+        env="production",
+        redis_url=redis_url,
+        webhook_secrets={"console": [made], "demo": [made]},
+        allowed_hosts=tuple(env_example()["TRIAGE_ALLOWED_HOSTS"].split(",")),
+    )
     assert settings.webhook_secrets["console"] == [made] and made != PLACEHOLDER_SECRET
 
 
@@ -378,6 +384,7 @@ def heartbeat_env(redis_url: str) -> Iterator[tuple[Settings, dict[str, str]]]:
         "PATH": os.environ["PATH"],
         "HOME": os.environ.get("HOME", "/tmp"),
         "TRIAGE_ENV": "production",
+        "TRIAGE_ALLOWED_HOSTS": "localhost,127.0.0.1",
         "TRIAGE_REDIS_URL": redis_url,
         "TRIAGE_QUEUE_PREFIX": prefix,
         "TRIAGE_WEBHOOK_SECRETS": json.dumps({"console": [secret]}),
@@ -479,7 +486,8 @@ def test_the_image_s_command_runs_the_web_app_alone_with_no_redis_server() -> No
     command = json.loads(last(dockerfile_instructions("Dockerfile"), "CMD"))
     assert "serve" not in command and "redis-server" not in command
     assert command[:7] == ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000"]
-    assert command[7:] == ["--timeout-graceful-shutdown", "3"]  # open queue streams must not hold a stop
+    assert command[7:9] == ["--timeout-graceful-shutdown", "3"]  # open queue streams must not hold a stop
+    assert command[9:] == ["--no-proxy-headers"]  # the app believes TRIAGE_TRUSTED_PROXIES alone
     from app.api import main
 
     assert callable(main.create_app)
@@ -507,11 +515,18 @@ def test_web_is_reached_only_through_the_tls_proxy() -> None:
     }
     web = services["web"]
     assert web["expose"] == ["8000"]
-    assert web["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    assert "FORWARDED_ALLOW_IPS" not in web["environment"]
+    # Forwarded headers believed from the proxy's fixed address alone, on a network of the proxy and web only.
+    proxy_address = proxy["networks"]["edge"]["ipv4_address"]
+    assert web["environment"]["TRIAGE_TRUSTED_PROXIES"] == f"${{TRIAGE_TRUSTED_PROXIES:-{proxy_address}}}"
+    on_edge = {name for name, service in services.items() if "edge" in (service.get("networks") or [])}
+    assert on_edge == {"web", "proxy"}
+    [subnet] = raw_compose()["networks"]["edge"]["ipam"]["config"]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(subnet["subnet"])
     assert web["environment"]["TRIAGE_COOKIE_SECURE"] == "${TRIAGE_COOKIE_SECURE:-true}"
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     lines = [line.strip() for line in caddyfile.splitlines() if line.strip() and not line.strip().startswith("#")]
-    assert lines == [
+    assert lines[lines.index("{$TRIAGE_SITE_ADDRESS:localhost} {") :] == [
         "{$TRIAGE_SITE_ADDRESS:localhost} {",
         "tls {$TRIAGE_TLS:internal}",
         "reverse_proxy web:8000",
@@ -545,6 +560,10 @@ def test_the_caddyfile_adapts_for_each_tls_form(site: str, tls: str, listen: str
     [server] = config["apps"]["http"]["servers"].values()
     assert server["listen"] == [listen]
     assert '"dial":"web:8000"' in json.dumps(server, separators=(",", ":"))
+    # Slow clients: headers within 10 s, the body within 20 s, idle connections 2 min (nanoseconds); no write limit.
+    timeouts = {name: server.get(name) for name in ("read_header_timeout", "read_timeout", "idle_timeout")}
+    assert timeouts == {"read_header_timeout": 10 * 10**9, "read_timeout": 20 * 10**9, "idle_timeout": 120 * 10**9}
+    assert "write_timeout" not in server
     policies = config["apps"].get("tls", {}).get("automation", {}).get("policies", [])
     issuers = {issuer["module"] for policy in policies for issuer in policy["issuers"]}
     if issuer == "acme":  # Let's Encrypt first; Caddy adds ZeroSSL as a fallback

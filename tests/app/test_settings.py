@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -36,7 +37,9 @@ def test_production_refuses_unsafe_defaults() -> None:
         Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]}, dev_open_api=True)
     with pytest.raises(ValidationError, match="TRIAGE_REDIS_URL"):
         Settings(env="production", webhook_secrets={"cad": [REAL]})
-    Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]})
+    with pytest.raises(ValidationError, match="production needs TRIAGE_ALLOWED_HOSTS"):
+        Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]})
+    Settings(env="production", redis_url="redis://r:6379/0", webhook_secrets={"cad": [REAL]}, allowed_hosts=("a.b",))
     assert Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}).env == "development"
 
 
@@ -163,3 +166,28 @@ def test_an_intake_limit_limits_cannot_read_or_of_an_unknown_source_is_refused()
     with pytest.raises(ValidationError, match="TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: pager"):
         Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"pager": "10/minute"})
     assert Settings().intake_limit == "120/minute;30/10 seconds"
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"),
+    [("", ()), ("10.0.0.5", ("10.0.0.5",)), (" 10.0.0.5 , 172.18.0.0/16 ", ("10.0.0.5", "172.18.0.0/16"))],
+)
+def test_trusted_proxies_are_read_comma_separated(
+    monkeypatch: pytest.MonkeyPatch, value: str, parsed: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("TRIAGE_TRUSTED_PROXIES", value)
+    assert Settings().trusted_proxies == parsed
+
+
+def test_trusted_proxies_must_be_addresses_and_production_refuses_anyone() -> None:
+    with pytest.raises(ValidationError, match="'proxy' is not an IP address or network"):
+        Settings(trusted_proxies=("proxy",))
+    production: dict[str, Any] = {
+        "env": "production",
+        "redis_url": "redis://r:6379/0",
+        "webhook_secrets": {"cad": [REAL]},
+        "allowed_hosts": ("dispatch.example.org",),
+    }
+    with pytest.raises(ValidationError, match="production refuses TRIAGE_TRUSTED_PROXIES=\\*"):
+        Settings(**production, trusted_proxies=("*",))
+    assert Settings(**production, trusted_proxies=("172.30.0.10",)).trusted_proxies == ("172.30.0.10",)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import hmac
 
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
 from fastapi.responses import PlainTextResponse
 from prometheus_client import generate_latest
 
-from app.api.deps import RegistryDep
+from app.api.deps import RegistryDep, SettingsDep
 from app.api.schemas import HealthStatus, Readiness
 from app.readiness import CachedCheck, check_readiness, is_ready
 from app.settings import Settings
@@ -32,9 +33,22 @@ async def readyz(request: Request, response: Response) -> Readiness:
     return Readiness(ready=ready, checks=checks)
 
 
+def check_metrics_access(settings: Settings, authorization: str) -> None:
+    """/metrics with TRIAGE_METRICS_TOKEN: that bearer token (401 otherwise); without: open in development, 404 in
+    production (queue depths and intake counts are no one's business outside)."""
+    if settings.metrics_token is None:
+        if settings.env == "production":
+            raise HTTPException(404, "metrics are off in production without TRIAGE_METRICS_TOKEN")
+        return
+    offered = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
+    if not hmac.compare_digest(offered.encode(), settings.metrics_token.get_secret_value().encode()):
+        raise HTTPException(401, "metrics need the bearer token TRIAGE_METRICS_TOKEN", {"WWW-Authenticate": "Bearer"})
+
+
 @router.get("/metrics", response_class=PlainTextResponse)
-def metrics(registry: RegistryDep) -> PlainTextResponse:
+def metrics(request: Request, registry: RegistryDep, settings: SettingsDep) -> PlainTextResponse:
     """Prometheus text: intake counters, and the queue and engine figures kept in Redis."""
+    check_metrics_access(settings, request.headers.get("authorization", ""))
     return PlainTextResponse(generate_latest(registry).decode(), media_type="text/plain; version=0.0.4")
 
 

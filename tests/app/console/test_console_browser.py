@@ -129,7 +129,8 @@ def gradio_call(stack: Stack, cookies: list[dict[str, Any]], api_name: str, data
     """Call a console handler directly over Gradio's HTTP API with a session's cookies (no buttons involved)."""
     jar = {cookie["name"]: cookie["value"] for cookie in cookies}
     base = f"http://127.0.0.1:{stack.web_port}/console/gradio_api"
-    started = httpx.post(f"{base}/call/{api_name}", json={"data": data}, cookies=jar, timeout=30)
+    own = {"Origin": f"http://127.0.0.1:{stack.web_port}"}  # as the console's page sends it
+    started = httpx.post(f"{base}/call/{api_name}", json={"data": data}, cookies=jar, headers=own, timeout=30)
     started.raise_for_status()
     stream = httpx.get(f"{base}/call/{api_name}/{started.json()['event_id']}", cookies=jar, timeout=30)
     return stream.text
@@ -227,7 +228,10 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     assert httpx.get(f"http://127.0.0.1:{stack.web_port}/console/config", cookies=jar).status_code == 401
     assert (
         httpx.post(
-            f"http://127.0.0.1:{stack.web_port}/console/gradio_api/call/action_claim", json={"data": []}, cookies=jar
+            f"http://127.0.0.1:{stack.web_port}/console/gradio_api/call/action_claim",
+            json={"data": []},
+            cookies=jar,
+            headers={"Origin": f"http://127.0.0.1:{stack.web_port}"},
         ).status_code
         == 401
     )

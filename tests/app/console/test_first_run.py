@@ -18,6 +18,9 @@ from app.db.models import User
 from app.db.session import session_scope
 from app.settings import Settings
 
+SAME_ORIGIN = {"Origin": "http://testserver"}
+"""What a browser sends with the console's own POSTs (`app.api.origins` refuses a session's POST without it)."""
+
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
@@ -29,7 +32,9 @@ def url(tmp_path: Path) -> str:
 @pytest.fixture
 def first_run(url: str) -> Iterator[tuple[TestClient, str]]:
     token, link = SetupLink.issue()
-    with TestClient(create_app(Settings(database_url=url), reconciler=False, setup_link=link)) as client:
+    with TestClient(
+        create_app(Settings(database_url=url), reconciler=False, setup_link=link), headers=SAME_ORIGIN
+    ) as client:
         yield client, token
 
 

@@ -5,23 +5,28 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.api.main import create_app
 from app.auth import add_user
+from app.console import queue_stream
 from app.console.queue_stream import QUEUE_SHELL, STREAM_PATH, QueueView, queue_patch, read_view
+from app.console.sessions import end_sessions
 from app.db.migrate import upgrade
-from app.db.models import Incident, utcnow
+from app.db.models import Incident, User, utcnow
 from app.db.session import session_scope
 from app.engine_status import EngineStatus
 from app.intake.limits import SourceCounts
 from app.intake.signatures import signed_headers
 from app.settings import Settings
 from app.shared_value import SharedValue
+from app.users import disable_user
 
 NOW = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
 
@@ -169,3 +174,45 @@ def test_a_supervisors_stream_names_the_source_refused_by_intake(url: str) -> No
         client.post("/login", data={"username": "sam", "password": "supervise-pass"}, follow_redirects=False)
         (first,) = events(client, 1)
     assert "source <b>cad</b> is over its limit (1 per 1 minute): 2 calls refused" in str(first["banner"])
+
+
+def end_dana_sessions(url: str) -> None:
+    with session_scope(url) as session:
+        dana = session.scalar(select(User).where(User.name == "dana"))
+        assert dana is not None
+        assert end_sessions(session, dana) == 1
+
+
+def disable_dana(url: str) -> None:
+    with session_scope(url) as session:
+        dana = session.scalar(select(User).where(User.name == "dana"))
+        assert dana is not None
+        disable_user(session, dana)
+
+
+def make_dana_a_call_taker(url: str) -> None:
+    with session_scope(url) as session:
+        dana = session.scalar(select(User).where(User.name == "dana"))
+        assert dana is not None
+        dana.role = "call-taker"
+
+
+@pytest.mark.parametrize("revoke", [end_dana_sessions, disable_dana, make_dana_a_call_taker])
+def test_an_open_stream_ends_within_seconds_of_a_revocation_or_a_role_change(
+    client: TestClient, url: str, revoke: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_stream, "STREAM_LIFETIME_S", 30.0)  # how long the stream would otherwise last
+    client.post(
+        "/login", data={"username": "dana", "password": "dispatch-pass"}, headers={"Origin": "http://testserver"}
+    )
+    lines_after: list[str] = []
+    with client.stream("GET", STREAM_PATH) as response:
+        lines = response.iter_lines()
+        assert next(line for line in lines if line.startswith("data: "))  # the whole view: the stream is open
+        revoke(url)
+        revoked_at = time.monotonic()
+        lines_after.extend(lines)  # until the server ends the stream
+        ended_after_s = time.monotonic() - revoked_at
+    assert ended_after_s < 10.0, f"the stream went on {ended_after_s:.1f} s after the revocation"
+    assert [line for line in lines_after if line.startswith("data: ")] == []
+    assert client.get(STREAM_PATH).status_code == (200 if revoke is make_dana_a_call_taker else 401)
