@@ -36,34 +36,45 @@ class Vitals:
 
 # "HR is 120", "sats are 91", "BP: 80/50". One optional linking word after the whitespace, never two optional
 # whitespace runs in a row: those backtrack quadratically on long runs of spaces.
-_LINK = r"\s*(?:(?:is|are|of|at|was|were|=|:)\s*)?"
+_LINK = r"\s*(?:(?:is|are|of|at|was|were|=|:|est[aá] en|es de|est[aá]|es|de|en)\s*)?"
 
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [
-        re.compile(r"(?<![/\w])(?:hr|heart rate|pulse(?: rate)?|p)" + _LINK + _NUMBER + r"\b", re.I),
+        re.compile(
+            r"(?<![/\w])(?:hr|heart rate|pulse(?: rate)?|p|pulso|frecuencia card[ií]aca|fc)" + _LINK + _NUMBER + r"\b",
+            re.I,
+        ),
         re.compile(_NUMBER + r"\s*(?:bpm|beats (?:per|a) minute)\b", re.I),
     ],
     "respiratory_rate": [
-        re.compile(r"\b(?:rr|resp(?:iratory)?(?: rate)?|respirations|breathing rate)" + _LINK + _NUMBER + r"\b", re.I),
+        re.compile(
+            r"\b(?:rr|resp(?:iratory)?(?: rate)?|respirations|breathing rate|frecuencia respiratoria|fr)"
+            + _LINK
+            + _NUMBER
+            + r"\b",
+            re.I,
+        ),
         re.compile(_NUMBER + r"\s*(?:breaths?|respirations) (?:per|a) minute\b", re.I),
     ],
     "spo2": [
         re.compile(
-            r"\b(?:spo2|sp02|o2 sats?|sats?|saturation|oxygen(?: saturation| sat| level)?|pulse ox)"
-            + _LINK
-            + _NUMBER
-            + r"\s*(?:%|percent)?",
+            r"\b(?:spo2|sp02|o2 sats?|sats?|saturation|oxygen(?: saturation| sat| level)?|pulse ox|saturaci[oó]n"
+            r"(?: de ox[ií]geno)?|ox[ií]geno)" + _LINK + _NUMBER + r"\s*(?:%|percent)?",
             re.I,
         ),
     ],
     "blood_pressure": [
-        re.compile(r"\b(?:b/?p|blood pressure)" + _LINK + r"(\d{2,3})\s*/\s*(\d{2,3})\b", re.I),
+        re.compile(
+            r"\b(?:b/?p|blood pressure|presi[oó]n(?: arterial)?"
+            r"|ta)" + _LINK + r"(\d{2,3})\s*(?:/|sobre|over)\s*(\d{2,3})\b",
+            re.I,
+        ),
         re.compile(r"\b(\d{2,3})\s*/\s*(\d{2,3})\s*(?:mm ?hg)\b", re.I),
     ],
     "systolic_bp": [re.compile(r"\b(?:sbp|systolic)" + _LINK + r"(\d{2,3})\b", re.I)],
     "temperature": [
         re.compile(
-            r"\b(?:temp(?:erature)?|bt|t|fever(?: of)?)" + _LINK + r"(\d{2,3}(?:\.\d)?)\s*"
+            r"\b(?:temp(?:erature)?|bt|t|fever(?: of)?|temperatura|fiebre de)" + _LINK + r"(\d{2,3}(?:[.,]\d)?)\s*"
             r"(?:°\s*|deg(?:rees)?\s*)?([cf])?\b",
             re.I,
         ),
@@ -76,7 +87,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     ],
     "age": [
         # "56 years old", "56-year-old", "56 yo", "56 y/o": a bare "3 years" (of back pain) is not an age.
-        re.compile(r"\b(\d{1,3})(?:[\s-]*(?:years?|yrs?)[\s-]*old\b|[\s-]*(?:y/o|yo)\b)", re.I),
+        re.compile(r"\b(\d{1,3})(?:[\s-]*(?:years?|yrs?)[\s-]*old\b|[\s-]*(?:y/o|yo)\b|\s*a[nñ]os\b)", re.I),
         re.compile(r"\b(?:age|aged)" + _LINK + r"(\d{1,3})\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(months?|mos?)[\s-]*old\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(weeks?|wks?|days?)[\s-]*old\b", re.I),

@@ -88,3 +88,13 @@ def test_age_in_years_from_the_stated_age_or_the_words_for_a_child() -> None:
     assert age_in_years(extract_vitals("my baby is choking"), "my baby is choking") == 0.5
     assert age_in_years(extract_vitals("el nino no respira"), "el nino no respira") == 8.0
     assert age_in_years(extract_vitals("my husband collapsed"), "my husband collapsed") is None
+
+
+def test_spanish_vital_signs_are_read() -> None:
+    vitals = extract_vitals("mi papá tiene 70 años, la presión está en 80 sobre 50, pulso 130, saturación 85%")
+    assert {name: reading.value for name, reading in vitals.readings.items()} == {
+        "age_years": 70.0,
+        "heart_rate": 130.0,
+        "spo2": 85.0,
+        "systolic_bp": 80.0,
+    }
