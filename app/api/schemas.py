@@ -82,6 +82,24 @@ class EventView(BaseModel):
     reason: str | None
 
 
+class ProtocolCardView(BaseModel):
+    """The protocol card on the incident (`app.guidance.incident_card.card_view`): what the dispatcher reads."""
+
+    id: str
+    version: str
+    title: str
+    language: str
+    """ "en" or "es": the call's language when the card is translated, else English."""
+    steps: list[str]
+    reviewed: bool
+    """False until a centre's medical director has reviewed the card (the screen says so)."""
+    review_state: str
+    key_questions: list[str]
+    do_not: list[str]
+    steps_done: list[int]
+    """Step numbers (from 1) the dispatcher has marked done."""
+
+
 class IncidentDetail(IncidentSummary):
     text: str
     caller: str | None
@@ -92,6 +110,8 @@ class IncidentDetail(IncidentSummary):
     timings: Timings
     outcome: OutcomeView | None
     events: list[EventView]
+    protocol_card: ProtocolCardView | None = None
+    """None when no card applies (a minor call) or the call is not classified yet."""
 
 
 class OverrideRequest(BaseModel):

@@ -29,10 +29,12 @@ from app.api.schemas import (
     OutcomeView,
     OverrideDone,
     OverrideRequest,
+    ProtocolCardView,
     Timings,
 )
 from app.db.models import Incident, IncidentEvent, IncidentStatus, Outcome
 from app.eido import build_eido, load_eido_source
+from app.guidance.incident_card import card_view
 from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 from app.overrides import propagate_override
 
@@ -86,6 +88,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
     outcome = session.get(Outcome, incident_id)
     classification = classification_view(latest_classification(session, incident_id))
     guidance = incident.guidance
+    card = card_view(incident)
     return IncidentDetail(
         **summary(incident).model_dump(),
         text=incident.text,
@@ -110,6 +113,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
             error=outcome.error,
         ),
         events=[_event(event) for event in incident_events(session, incident_id)],
+        protocol_card=None if card is None else ProtocolCardView(**card),
     )
 
 
