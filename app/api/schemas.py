@@ -128,6 +128,20 @@ class OverrideDone(BaseModel):
     """Where the incident was in the Redis heap when it was re-keyed ("not queued" without Redis)."""
 
 
+class CardSwitchRequest(BaseModel):
+    """Another protocol card for the incident (`app.incident_actions.switch_card`)."""
+
+    card_id: str = Field(description="a card id of the library (`triage-dispatch cards list`)")
+    reason: str = Field(default="", description="why (required)")
+
+
+class CardStepRequest(BaseModel):
+    """A card step marked done or not (checked by `app.incident_actions.mark_card_step`: strict int and bool)."""
+
+    step: Any = Field(default=None, description="the step's number, from 1")
+    done: Any = Field(default=True, description="true: done; false: not done")
+
+
 class CloseRequest(BaseModel):
     disposition: str = Field(description="transported, treated on scene, no patient found, refused care, ...")
 

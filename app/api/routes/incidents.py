@@ -1,4 +1,5 @@
-"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them.
+"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them; switch their protocol
+card and mark its steps done.
 
 The actions are `app.incident_actions` (the same rules and audit events as the console); this module only turns
 their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 422 (a bad argument).
@@ -18,6 +19,8 @@ from sqlalchemy import select
 from app import incident_actions as actions
 from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, SettingsDep
 from app.api.schemas import (
+    CardStepRequest,
+    CardSwitchRequest,
     ClassificationView,
     CloseRequest,
     EventView,
@@ -178,6 +181,34 @@ def close_incident(
         incident = actions.close(session, incident_id, principal, payload.disposition)
     session.commit()
     return summary(incident)
+
+
+@router.post("/{incident_id}/card", response_model=ProtocolCardView, responses=REFUSED)
+def switch_card(
+    incident_id: str, payload: CardSwitchRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> ProtocolCardView:
+    """Put another protocol card on the incident (a reason is required; audited with the card before and after)."""
+    with refusals_as_statuses():
+        incident = actions.switch_card(session, incident_id, principal, payload.card_id, payload.reason)
+    session.commit()
+    return _card(incident)
+
+
+@router.post("/{incident_id}/card/steps", response_model=ProtocolCardView, responses=REFUSED)
+def mark_card_step(
+    incident_id: str, payload: CardStepRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> ProtocolCardView:
+    """Mark a step of the incident's card done (or not done again); audited."""
+    with refusals_as_statuses():
+        incident = actions.mark_card_step(session, incident_id, principal, payload.step, payload.done)
+    session.commit()
+    return _card(incident)
+
+
+def _card(incident: Incident) -> ProtocolCardView:
+    card = card_view(incident)
+    assert card is not None  # both actions leave a card on the incident
+    return ProtocolCardView(**card)
 
 
 @router.post("/{incident_id}/notes", status_code=201, response_model=EventView, responses={404: REFUSED[404]})
