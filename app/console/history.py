@@ -15,6 +15,8 @@ ACTIONS = {
     "note": "note",
     "template_guidance": "template guidance (queue overloaded)",
     "unclassifiable": "could not be triaged",
+    "card_switch": "protocol card switched",
+    "card_step": "card step marked",
 }
 FIELDS = {
     "esi_level": "ESI level",
@@ -26,6 +28,8 @@ FIELDS = {
     "model_version": "triage model",
     "call_id": "call id",
     "template": "template",
+    "card": "protocol card",
+    "steps_done": "card steps done",
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""
@@ -51,6 +55,10 @@ def value_label(field: str, value: Any, user_names: Mapping[str, str]) -> str:
         return "yes" if value else "no"
     if field == "claimed_by":
         return user_names.get(str(value), "a removed user")
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value) or "none"
+    if isinstance(value, dict) and "id" in value:  # the card triage picked: {"id", "version", "language"}
+        return str(value["id"])
     return str(value)
 
 

@@ -129,10 +129,47 @@ def render_row(row: QueueRow, selected: bool = False, guidance_down: bool = Fals
         f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
         f"<td>{badge(row.esi_level, row.overridden)}{review}{language_badge(row.language)}</td>"
         f'<td class="{wait_class(row.waited_s)}"{since}>{clock(row.waited_s)}</td>'
-        f"<td>{html.escape(row.chief_complaint)}</td>"
+        f"<td>{html.escape(row.chief_complaint)}{card_tag(row.card)}</td>"
         f'<td class="status">{row.status}</td>'
         f"<td>{html.escape(row.claimed_by or '')}</td>"
         f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
+    )
+
+
+def card_tag(card: str) -> str:
+    """The protocol card's short name beside the complaint ("CPR adult"); nothing when no card applies."""
+    if not card:
+        return ""
+    return f' <span class="card-tag" title="protocol card: read it to the caller">{html.escape(card)}</span>'
+
+
+def _items(css: str, items: Sequence[str]) -> str:
+    return f'<ul class="{css}">{"".join(f"<li>{html.escape(item)}</li>" for item in items)}</ul>' if items else ""
+
+
+def render_card(card: dict[str, Any] | None) -> str:
+    """The protocol card in a read-to-caller layout: its title and review state, the key questions, the numbered
+    steps in large type (the done ones marked), and what not to do."""
+    if card is None:
+        return ""
+    done = set(card["steps_done"])
+    review = (
+        "" if card["reviewed"] else f'<p class="card-unreviewed" role="note">{html.escape(card["review_state"])}</p>'
+    )
+    steps = "".join(
+        f'<li value="{number}" class="step-done">{html.escape(step)} <span class="step-mark">✓ done</span></li>'
+        if number in done
+        else f'<li value="{number}">{html.escape(step)}</li>'
+        for number, step in enumerate(card["steps"], start=1)
+    )
+    return (
+        f'<section class="protocol-card" lang="{html.escape(card["language"])}" data-card="{html.escape(card["id"])}">'
+        f"<h3>Read to caller: {html.escape(card['title'])} <small>({html.escape(card['id'])} "
+        f"{html.escape(card['version'])}, {html.escape(card['language'])})</small></h3>{review}"
+        + (f"<h4>Ask</h4>{_items('card-questions', card['key_questions'])}" if card["key_questions"] else "")
+        + f'<h4>Steps</h4><ol class="card-steps">{steps}</ol>'
+        + (f"<h4>Do not</h4>{_items('card-do-not', card['do_not'])}" if card["do_not"] else "")
+        + "</section>"
     )
 
 
@@ -285,6 +322,7 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
         f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
         f"{language_badge(detail.get('language') or '')} "
         f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
+        render_card(detail.get("card")),
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
     if detail.get("caller") or detail.get("location"):
@@ -350,4 +388,15 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .engine-banner.loading { color: #4e342e; background: #ffe0b2; }
 .engine-banner.intake { color: #fff; background: #6a1b9a; }
 .engine-unavailable { color: #c62828; font-weight: 700; }
+.card-tag { color: #fff; background: #1b5e20; font-weight: 700; padding: 1px 8px; border-radius: 8px; margin-left: 6px;
+  white-space: nowrap; }
+.protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }
+.protocol-card h3 { font-size: 20px; margin: 4px 0; }
+.protocol-card h4 { margin: 8px 0 2px; text-transform: uppercase; font-size: 13px; color: #33691e; }
+.card-steps li { font-size: 20px; line-height: 1.45; margin: 4px 0; }
+.card-steps li.step-done { color: #777; text-decoration: line-through; }
+.step-mark { text-decoration: none; font-size: 14px; color: #1b5e20; font-weight: 700; }
+.card-questions li { font-size: 17px; }
+.card-do-not li { font-size: 17px; color: #b71c1c; font-weight: 700; }
+.card-unreviewed { color: #fff; background: #e65100; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
 """

@@ -13,6 +13,16 @@ from triage_models.result import TriageResult
 
 log = logging.getLogger(__name__)
 
+ACRONYMS = {"cpr": "CPR", "aed": "AED"}
+
+
+def card_label(card_id: str) -> str:
+    """A card's short name for a queue row, from its id: "cpr-adult" is "CPR adult", "severe-bleeding" "Severe
+    bleeding"."""
+    words = [ACRONYMS.get(word, word) for word in card_id.split("-")]
+    label = " ".join(words)
+    return label[:1].upper() + label[1:]
+
 
 def card_for(result: TriageResult, library: CardLibrary) -> Card | None:
     """The card for a triage result: from the rules that set a floor on the level, the patient's age and the call's
