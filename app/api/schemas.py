@@ -49,6 +49,12 @@ class GuidanceView(BaseModel):
     tokens: int
     model: str
     prompt_version: str
+    check_passed: bool | None = None
+    """The guidance checker's verdict on the finished guidance (None while it is written); refused: read the card."""
+    check: str | None = None
+    """The verdict in words: "checker: contradicts the card: says 'stop pushing', ..." (None until checked)."""
+    label: str | None = None
+    """ "test model: not real guidance" when a test model (the built-in tiny Llama) wrote it."""
 
 
 class Timings(BaseModel):
@@ -69,6 +75,8 @@ class OutcomeView(BaseModel):
     engine: str
     model: str
     error: str | None
+    label: str | None = None
+    """ "test model: not real guidance" when a test model served the incident."""
 
 
 class EventView(BaseModel):

@@ -17,6 +17,7 @@ ACTIONS = {
     "unclassifiable": "could not be triaged",
     "card_switch": "protocol card switched",
     "card_step": "card step marked",
+    "guidance_check": "guidance refused by the checker",
 }
 FIELDS = {
     "esi_level": "ESI level",
@@ -33,7 +34,11 @@ FIELDS = {
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""
-SYSTEM_ACTORS = {"system:classifier": "classifier", "system:overload": "overload shedding"}
+SYSTEM_ACTORS = {
+    "system:classifier": "classifier",
+    "system:overload": "overload shedding",
+    "system:checker": "guidance checker",
+}
 
 
 def actor_label(actor: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_status import EngineStatus
+from app.engine_worker.factory import TEST_MODEL_LABEL
 from app.intake.limits import SourceCounts
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
@@ -296,12 +297,27 @@ def render_history(events: Sequence[dict[str, Any]], user_names: dict[str, str])
     return "".join(lines)
 
 
+def render_guidance_marks(detail: dict[str, Any]) -> str:
+    """What to know about the guidance before reading it: the checker's refusal (the card stands alone) and a test
+    model's guidance (never real)."""
+    marks = []
+    if detail.get("guidance_check"):
+        marks.append(f'<p class="checker-refused" role="alert">{html.escape(detail["guidance_check"])}</p>')
+    if detail.get("test_model"):
+        marks.append(f'<p class="test-model" role="note">{TEST_MODEL_LABEL}</p>')
+    return "".join(marks)
+
+
 def guidance_box_label(detail: dict[str, Any] | None) -> str:
     """The guidance box's label: what the text below it is now."""
     if detail is None:
         return "Guidance"
     if detail.get("template"):
         return "Guidance (template: the queue was overloaded)"
+    if detail.get("guidance_check"):
+        return "Guidance refused by the checker: read the protocol card alone"
+    if detail.get("test_model"):
+        return f"Guidance ({TEST_MODEL_LABEL})"
     state = detail["guidance_state"]
     return {
         "pending": "Guidance (after triage)",
@@ -323,6 +339,7 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
         f"{language_badge(detail.get('language') or '')} "
         f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
         render_card(detail.get("card")),
+        render_guidance_marks(detail),
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
     if detail.get("caller") or detail.get("location"):
@@ -398,5 +415,7 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .step-mark { text-decoration: none; font-size: 14px; color: #1b5e20; font-weight: 700; }
 .card-questions li { font-size: 17px; }
 .card-do-not li { font-size: 17px; color: #b71c1c; font-weight: 700; }
+.checker-refused { color: #fff; background: #b71c1c; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
+.test-model { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
 .card-unreviewed { color: #fff; background: #e65100; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
 """

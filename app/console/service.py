@@ -23,6 +23,8 @@ from app import incident_actions as actions
 from app.auth import Principal
 from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.engine_worker.factory import is_test_model
+from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_label, card_view
 from app.guidance.templates import TEMPLATE_ENGINE
 from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
@@ -128,9 +130,18 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "review_reason": incident.review_reason,
         "language": incident.language or "",
         "card": card_view(incident),
+        "guidance_check": guidance_check(incident.guidance),
+        "test_model": incident.guidance is not None and is_test_model(incident.guidance.model),
         "events": events,
         "user_names": user_names(session, claimed_by_ids(events)),
     }
+
+
+def guidance_check(guidance: Guidance | None) -> str:
+    """The checker's refusal in words ("checker: contradicts the card: ..."); empty when it passed or has not run."""
+    if guidance is None or guidance.check_passed is not False or guidance.check_failures is None:
+        return ""
+    return GuidanceCheck.from_stored(guidance.check_failures).summary()
 
 
 def user_names(session: Session, user_ids: set[str]) -> dict[str, str]:

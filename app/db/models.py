@@ -173,6 +173,10 @@ class Guidance(Base):
     model: Mapped[str] = mapped_column(String(255))
     prompt_version: Mapped[str] = mapped_column(String(64))
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    check_passed: Mapped[bool | None]
+    """The guidance checker's verdict on the finished guidance (`app.guidance.checker`); None until it is finished."""
+    check_failures: Mapped[list[dict[str, str]] | None] = mapped_column(JSON)
+    """Why the checker refused it: {"kind", "detail"} each (a contradiction of the card, a dose, a section...)."""
 
     incident: Mapped[Incident] = relationship(back_populates="guidance")
 

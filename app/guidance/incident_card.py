@@ -65,6 +65,20 @@ def incident_card(incident: Incident, library: CardLibrary | None = None) -> Car
     return library.get(incident.card_id, incident.card_language or "en")
 
 
+def grounding(incident: Incident) -> tuple[Card | None, str]:
+    """What the guidance prompt is grounded in: the incident's card (None without one, or when the library cannot be
+    read: logged, the guidance is then written without it) and the language to write in (the call's when the prompt
+    knows it, else English, for an interpreter's call)."""
+    from app.guidance.prompt import LANGUAGE_NAMES
+
+    language = incident.language if incident.language in LANGUAGE_NAMES else "en"
+    try:
+        return incident_card(incident), language or "en"
+    except CardError as error:
+        log.error("card_library_unusable incident_id=%s problems=%r", incident.id, str(error))
+        return None, language or "en"
+
+
 def card_view(incident: Incident, library: CardLibrary | None = None) -> dict[str, Any] | None:
     """The card as the API and the console show it: what to read, and which steps the dispatcher marked done."""
     card = incident_card(incident, library)

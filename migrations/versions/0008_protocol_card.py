@@ -1,4 +1,5 @@
-"""protocol card: the card on each incident (id, version, language) and the steps the dispatcher marked done
+"""protocol card: the card on each incident (id, version, language), the steps the dispatcher marked done, and the
+guidance checker's verdict on each finished guidance
 
 Revision ID: 0008
 Revises: 0007
@@ -26,9 +27,13 @@ def upgrade() -> None:
     op.add_column("incidents", sa.Column("card_version", sa.String(length=32), nullable=True))
     op.add_column("incidents", sa.Column("card_language", sa.String(length=8), nullable=True))
     op.add_column("incidents", sa.Column("card_steps_done", sa.JSON(), nullable=False, server_default="[]"))
+    op.add_column("guidance", sa.Column("check_passed", sa.Boolean(), nullable=True))
+    op.add_column("guidance", sa.Column("check_failures", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
     # SQLite (3.35+) drops a column in place, as migration 0004 explains.
+    op.drop_column("guidance", "check_failures")
+    op.drop_column("guidance", "check_passed")
     for column in reversed(COLUMNS):
         op.drop_column("incidents", column)

@@ -35,8 +35,10 @@ from app.api.schemas import (
     ProtocolCardView,
     Timings,
 )
-from app.db.models import Incident, IncidentEvent, IncidentStatus, Outcome
+from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
 from app.eido import build_eido, load_eido_source
+from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
+from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_view
 from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 from app.overrides import propagate_override
@@ -99,11 +101,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
         location=incident.location,
         call_id=incident.call_id,
         classification=None if classification is None else ClassificationView(**classification),
-        guidance=None
-        if guidance is None
-        else GuidanceView(
-            text=guidance.text, tokens=guidance.tokens, model=guidance.model, prompt_version=guidance.prompt_version
-        ),
+        guidance=None if guidance is None else _guidance(guidance),
         timings=_timings(incident, outcome),
         outcome=None
         if outcome is None
@@ -114,6 +112,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
             engine=outcome.engine,
             model=outcome.model,
             error=outcome.error,
+            label=TEST_MODEL_LABEL if is_test_model(outcome.model) else None,
         ),
         events=[_event(event) for event in incident_events(session, incident_id)],
         protocol_card=None if card is None else ProtocolCardView(**card),
@@ -232,6 +231,19 @@ def summary(incident: Incident) -> IncidentSummary:
         guidance_state=incident.guidance_state,
         accepted_at=_iso(incident.accepted_at),
         language=incident.language,
+    )
+
+
+def _guidance(guidance: Guidance) -> GuidanceView:
+    check = None if guidance.check_failures is None else GuidanceCheck.from_stored(guidance.check_failures)
+    return GuidanceView(
+        text=guidance.text,
+        tokens=guidance.tokens,
+        model=guidance.model,
+        prompt_version=guidance.prompt_version,
+        check_passed=guidance.check_passed,
+        check=None if check is None else check.summary(),
+        label=TEST_MODEL_LABEL if is_test_model(guidance.model) else None,
     )
 
 
