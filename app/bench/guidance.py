@@ -32,6 +32,8 @@ from app.local_redis import free_port
 
 SECRET = "whsec_" + "Z3VpZGFuY2UtYmVuY2gtc2VjcmV0LTMyLWJ5dGVzIQ=="
 POLL_S = 0.1
+WARM_UP_S = 600.0
+"""The first call waits while the worker loads its models (or trains one, when the shipped model is out of date)."""
 URGENT_CALLS = (
     "My husband collapsed, he is not breathing and has no pulse",
     "My 8 year old son is choking on a grape and can't breathe",
@@ -121,12 +123,12 @@ def _post(client: httpx.Client, text: str) -> str:
     return incident_id
 
 
-def _follow(base: str, token: str, text: str, wait_guidance_s: float) -> _Call:
+def _follow(base: str, token: str, text: str, wait_guidance_s: float, give_up_s: float = 60.0) -> _Call:
     """Post one call and read its incident until the card is on it, then until a guidance token is (or give up)."""
     with httpx.Client(base_url=base, timeout=30, headers={"authorization": f"Bearer {token}"}) as client:
         call = _Call(time.monotonic())
         call.incident_id = _post(client, text)
-        deadline = call.posted_s + 60.0
+        deadline = call.posted_s + give_up_s
         while time.monotonic() < deadline:
             body = client.get(f"/v1/incidents/{call.incident_id}").json()
             now = time.monotonic() - call.posted_s
@@ -193,7 +195,9 @@ def _scenario(
         try:
             wait_http(port, timeout_s=180)
             base = f"http://127.0.0.1:{port}"
-            _follow(base, token, "warm-up: " + URGENT_CALLS[0], wait_guidance_s)  # the worker loads its models
+            warm = _follow(base, token, "warm-up: " + URGENT_CALLS[0], wait_guidance_s, WARM_UP_S)
+            if warm.card_s is None:
+                raise RuntimeError(f"the warm-up call got no card in {WARM_UP_S:g} s; see {home}/serve.log")
             stop, sent = threading.Event(), [0]
             flood = threading.Thread(target=_background, args=(base, background_rate, stop, sent), daemon=True)
             if background_rate > 0:
@@ -227,8 +231,12 @@ def run_guidance_bench(urgent: int = 12, load: float = 3.0, model: str = "builti
     }
     for name in ("TRIAGE_DATABASE_URL", "TRIAGE_REDIS_URL"):
         env.pop(name, None)
-    healthy, capacity = _scenario("engine healthy", env, urgent, 0.0, 30.0)
-    overloaded, _ = _scenario(f"{load:g}x overload", env, urgent, max(0.2, load * capacity), 30.0)
-    down_env = {**env, "TRIAGE_MODEL": "/nonexistent/guidance-bench-model"}
-    down, _ = _scenario("engine down", down_env, urgent, 0.0, 0.0)
+    # One triage model directory for the three scenarios: when the shipped model cannot be used, the first
+    # scenario's warm-up trains one there and the others load it.
+    with tempfile.TemporaryDirectory(prefix="bench-guidance-model-") as model_dir:
+        env["TRIAGE_MODEL_DIR"] = model_dir
+        healthy, capacity = _scenario("engine healthy", env, urgent, 0.0, 30.0)
+        overloaded, _ = _scenario(f"{load:g}x overload", env, urgent, max(0.2, load * capacity), 30.0)
+        down_env = {**env, "TRIAGE_MODEL": "/nonexistent/guidance-bench-model"}
+        down, _ = _scenario("engine down", down_env, urgent, 0.0, 0.0)
     return GuidanceBenchResult(model, load, capacity, (healthy, overloaded, down))
