@@ -3,23 +3,27 @@ shows it to read to the caller, steps marked done and a switched card show and r
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.auth import Principal
+from app.api.main import create_app
+from app.auth import Principal, add_user
 from app.console import service
 from app.console.history import describe_change
 from app.console.render import render_history, render_incident, render_queue
 from app.db.migrate import upgrade
-from app.db.models import Role
+from app.db.models import Incident, Role
 from app.db.session import session_factory, session_scope
 from app.guidance.incident_card import card_label
 from app.intake.schemas import IntakeMessage
 from app.pipeline import store_message
+from app.settings import Settings
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
 from tests.app.triage_stub import classify_with, plain_result
 
@@ -122,3 +126,38 @@ def test_a_minor_call_shows_no_card(session: Session, url: str, monkeypatch: pyt
     incident_id = classified(url, monkeypatch, "Twisted ankle", plain_result(5))
     view, _, _ = render_incident(service.incident_detail(session, incident_id))
     assert "protocol-card" not in view
+
+
+def gradio_action(client: TestClient, api_name: str, data: list[object]) -> str:
+    """Call a console handler over Gradio's API as the signed-in user; the text of its answer."""
+    started = client.post(f"/console/gradio_api/call/{api_name}", json={"data": data})
+    assert started.status_code == 200, started.text
+    stream = client.get(f"/console/gradio_api/call/{api_name}/{started.json()['event_id']}")
+    assert stream.status_code == 200 and "event: complete" in stream.text, stream.text
+    answer: str = json.loads(stream.text.split("event: complete\ndata: ", 1)[1].splitlines()[0])[0]
+    return answer
+
+
+def test_a_dispatcher_marks_a_step_and_switches_the_card_from_the_console(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    incident_id = classified(url, monkeypatch, ARREST_TEXT, arrest_result())
+    with session_scope(url) as session:
+        add_user(session, "dana", "dispatcher", "dispatch-pass")
+    with TestClient(create_app(Settings(database_url=url), reconciler=False)) as client:
+        signed_in = client.post(
+            "/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False
+        )
+        assert signed_in.status_code == 303
+        assert gradio_action(client, "action_step_done", [incident_id, 2, None, ""]) == "Step 2 marked done."
+        refused = gradio_action(client, "action_card_switch", [incident_id, None, "aed", " "])
+        assert refused == "**Refused:** switching the card needs a reason"
+        switched = gradio_action(client, "action_card_switch", [incident_id, None, "aed", "AED on the wall"])
+        assert switched == "Card switched to aed."
+    with session_scope(url) as session:
+        incident = session.get(Incident, incident_id)
+        assert incident is not None and (incident.card_id, incident.card_steps_done) == ("aed", [])
+        detail = service.incident_detail(session, incident_id)
+        assert detail is not None
+        actions = [event["action"] for event in detail["events"]]
+        assert actions == ["received", "classified", "card_step", "card_switch"]
