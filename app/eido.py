@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Guidance, Incident, User
+from app.guidance.incident_card import card_view
 from app.incidents import incident_events, latest_classification
 
 if TYPE_CHECKING:
@@ -87,6 +88,19 @@ class GuidanceRow:
 
 
 @dataclass(frozen=True, slots=True)
+class CardRow:
+    """The protocol card on the incident, as the dispatcher read it."""
+
+    id: str
+    version: str
+    title: str
+    language: str
+    step_count: int
+    steps_done: tuple[int, ...]
+    review_state: str
+
+
+@dataclass(frozen=True, slots=True)
 class EventRow:
     id: int
     created_at: dt.datetime
@@ -107,6 +121,7 @@ class EidoSource:
     guidance: GuidanceRow | None
     events: tuple[EventRow, ...]
     roles: dict[str, str]
+    card: CardRow | None = None
 
 
 def _row(kind: type[Row], row: object) -> Row:
@@ -124,12 +139,24 @@ def load_eido_source(session: Session, incident_id: str) -> EidoSource | None:
     events = tuple(_row(EventRow, event) for event in incident_events(session, incident_id))
     actors = {event.actor for event in events}
     roles = {name: role for name, role in session.execute(select(User.name, User.role).where(User.name.in_(actors)))}
+    card = card_view(incident)
     return EidoSource(
         incident=_row(IncidentRow, incident),
         classification=None if classification is None else _row(ClassificationRow, classification),
         guidance=None if guidance is None else _row(GuidanceRow, guidance),
         events=events,
         roles=roles,
+        card=None
+        if card is None
+        else CardRow(
+            id=card["id"],
+            version=card["version"],
+            title=card["title"],
+            language=card["language"],
+            step_count=len(card["steps"]),
+            steps_done=tuple(card["steps_done"]),
+            review_state=card["review_state"],
+        ),
     )
 
 
@@ -374,7 +401,8 @@ def _note(ids: _Ids, kind: str, at: dt.datetime, actor: str | None, paragraphs: 
 
 
 def _notes(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
-    """The Notes: the message as received, the caller, the acuity, the guidance, then every audit event in order."""
+    """The Notes: the message as received, the caller, the acuity, the protocol card, the guidance, then every audit
+    event in order."""
     incident = source.incident
     intake = _intake_actor(source)
     received = "" if incident.received_at is None else f" (call received {iso(incident.received_at)})"
@@ -388,6 +416,8 @@ def _notes(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
     acuity = _acuity_note(source, ids)
     if acuity is not None:
         notes.append(acuity)
+    if source.card is not None:
+        notes.append(_card_note(source, source.card, ids))
     if source.guidance is not None:
         notes.append(_guidance_note(source.guidance, incident.guidance_state, ids))
     notes.extend(_event_note(event, ids) for event in source.events)
@@ -416,6 +446,21 @@ def _acuity_note(source: EidoSource, ids: _Ids) -> dict[str, Any] | None:
     decided = _last_event(source.events, ["classified", "override"])
     at = decided.created_at if decided else incident.classified_at or incident.accepted_at
     return _note(ids, "acuity", at, decided.actor if decided else None, lines)
+
+
+def _card_note(source: EidoSource, card: CardRow, ids: _Ids) -> dict[str, Any]:
+    """The protocol card read to the caller: which card (id, version, language, title), its review state and the
+    steps the dispatcher marked done; by whoever last changed it (triage picks it)."""
+    done = ", ".join(str(step) for step in card.steps_done) or "none"
+    lines = [
+        f"Protocol card: {html_text(card.id)} version {html_text(card.version)} ({html_text(card.language)}): "
+        f"{html_text(card.title)}",
+        f"Steps done: {done} (of {card.step_count})",
+        f"Card {html_text(card.review_state)}",
+    ]
+    changed = _last_event(source.events, ["card_switch", "card_step", "classified"])
+    at = changed.created_at if changed else source.incident.classified_at or source.incident.accepted_at
+    return _note(ids, "card", at, changed.actor if changed else None, lines)
 
 
 def _guidance_note(guidance: GuidanceRow, state: str, ids: _Ids) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""What a person may do to an incident (claim, override, dispatch, close, note): the rules and the audit, in one place.
+"""What a person may do to an incident (claim, override, dispatch, close, note, switch its protocol card, mark its
+steps done): the rules and the audit, in one place.
 
 Each action takes a session, the incident id, the acting user and its arguments; it checks the role, the arguments
 and the incident's state, changes the incident and adds its audit event. The caller commits (and, after an
@@ -16,6 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.auth import Principal
 from app.db.models import Incident, IncidentEvent, IncidentStatus, Role, User
+from app.guidance.cards import CardLibrary, default_library
+from app.guidance.incident_card import incident_card, set_card
 from app.overrides import record_override
 from scheduler.policy import ESI_LEVELS
 
@@ -29,6 +32,8 @@ ALLOWED: dict[str, tuple[tuple[Role, ...], str]] = {
     "dispatch": (DISPATCH_ROLES, "mark incidents dispatched"),
     "close": (DISPATCH_ROLES, "close incidents"),
     "note": (ALL_ROLES, "add notes"),
+    "card_switch": (DISPATCH_ROLES, "switch the protocol card"),
+    "card_step": (DISPATCH_ROLES, "mark protocol card steps"),
 }
 """Action: the roles that may do it, and what it is called in a refusal."""
 
@@ -140,6 +145,61 @@ def add_note(session: Session, incident_id: str, actor: Principal | None, note: 
         raise InvalidActionError("the note is empty")
     incident = _incident(session, incident_id)
     return _event(session, incident, who, "note", {}, {}, note.strip())
+
+
+def switch_card(
+    session: Session,
+    incident_id: str,
+    actor: Principal | None,
+    card_id: str,
+    reason: str,
+    library: CardLibrary | None = None,
+) -> Incident:
+    """Put another protocol card on the incident (a reason is required), in the call's language when translated; the
+    steps start again undone. Audited with the card before and after, like an override."""
+    who = authorize(actor, "card_switch")
+    library = library or default_library()
+    if card_id not in library.ids():
+        raise InvalidActionError(f"no protocol card {card_id!r}; choose one of: {', '.join(library.ids())}")
+    if not reason.strip():
+        raise InvalidActionError("switching the card needs a reason")
+    incident = _open_incident(session, incident_id)
+    if incident.card_id == card_id:
+        raise InvalidActionError(f"the incident already has the card {card_id}")
+    card = library.get(card_id, incident.language or "en")
+    assert card is not None  # the id is in the library, in English at least
+    before = {"card": incident.card_id, "card_version": incident.card_version, "steps_done": incident.card_steps_done}
+    set_card(incident, card)
+    after = {"card": card.id, "card_version": card.version, "card_language": card.language, "steps_done": []}
+    _event(session, incident, who, "card_switch", before, after, reason.strip())
+    return incident
+
+
+def mark_card_step(
+    session: Session,
+    incident_id: str,
+    actor: Principal | None,
+    step: object,
+    done: object,
+    library: CardLibrary | None = None,
+) -> Incident:
+    """Mark one of the card's steps (numbered from 1) done or not done, audited with the steps done before and after;
+    marking it as it already is changes nothing and records nothing."""
+    who = authorize(actor, "card_step")
+    if type(done) is not bool:
+        raise InvalidActionError("done must be true or false")
+    incident = _open_incident(session, incident_id)
+    card = incident_card(incident, library)
+    if card is None:
+        raise InvalidActionError("the incident has no protocol card")
+    if type(step) is not int or not 1 <= step <= len(card.steps):
+        raise InvalidActionError(f"choose a step 1-{len(card.steps)} of the card {card.id}")
+    before = sorted(incident.card_steps_done or [])
+    after = sorted({*before, step}) if done else [number for number in before if number != step]
+    if after != before:
+        incident.card_steps_done = after  # a new list: the JSON column sees the change
+        _event(session, incident, who, "card_step", {"steps_done": before}, {"steps_done": after, "step": step})
+    return incident
 
 
 def _incident(session: Session, incident_id: str) -> Incident:

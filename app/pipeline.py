@@ -29,6 +29,7 @@ from app.db.models import (
     utcnow,
 )
 from app.db.session import session_scope
+from app.guidance.incident_card import assign_from_triage
 from app.intake.schemas import IntakeMessage
 from app.overload import shed_overdue
 from app.queueing import handed
@@ -189,8 +190,8 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
 
 
 def _record_classification(session: Session, incident: Incident, result: TriageResult) -> None:
-    """Store a classification, set the incident's levels and review flag (an override made meanwhile wins), and
-    write the audit event; the caller commits."""
+    """Store a classification, set the incident's levels, review flag and protocol card (an override made meanwhile
+    wins), and write the audit event; the caller commits."""
     session.add(
         Classification(
             incident_id=incident.id,
@@ -221,6 +222,9 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
     after: dict[str, object] = {"esi_level": incident.esi_level, "model_version": result.model_version}
     if result.needs_review:
         after["needs_review"] = True
+    card = assign_from_triage(incident, result)  # on screen with the level, whatever the engine is doing
+    if card is not None:
+        after["card"] = {"id": card.id, "version": card.version, "language": card.language}
     session.add(
         IncidentEvent(
             incident_id=incident.id,

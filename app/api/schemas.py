@@ -49,6 +49,12 @@ class GuidanceView(BaseModel):
     tokens: int
     model: str
     prompt_version: str
+    check_passed: bool | None = None
+    """The guidance checker's verdict on the finished guidance (None while it is written); refused: read the card."""
+    check: str | None = None
+    """The verdict in words: "checker: contradicts the card: says 'stop pushing', ..." (None until checked)."""
+    label: str | None = None
+    """ "test model: not real guidance" when a test model (the built-in tiny Llama) wrote it."""
 
 
 class Timings(BaseModel):
@@ -69,6 +75,8 @@ class OutcomeView(BaseModel):
     engine: str
     model: str
     error: str | None
+    label: str | None = None
+    """ "test model: not real guidance" when a test model served the incident."""
 
 
 class EventView(BaseModel):
@@ -82,6 +90,24 @@ class EventView(BaseModel):
     reason: str | None
 
 
+class ProtocolCardView(BaseModel):
+    """The protocol card on the incident (`app.guidance.incident_card.card_view`): what the dispatcher reads."""
+
+    id: str
+    version: str
+    title: str
+    language: str
+    """ "en" or "es": the call's language when the card is translated, else English."""
+    steps: list[str]
+    reviewed: bool
+    """False until a centre's medical director has reviewed the card (the screen says so)."""
+    review_state: str
+    key_questions: list[str]
+    do_not: list[str]
+    steps_done: list[int]
+    """Step numbers (from 1) the dispatcher has marked done."""
+
+
 class IncidentDetail(IncidentSummary):
     text: str
     caller: str | None
@@ -92,6 +118,8 @@ class IncidentDetail(IncidentSummary):
     timings: Timings
     outcome: OutcomeView | None
     events: list[EventView]
+    protocol_card: ProtocolCardView | None = None
+    """None when no card applies (a minor call) or the call is not classified yet."""
 
 
 class OverrideRequest(BaseModel):
@@ -106,6 +134,20 @@ class OverrideDone(BaseModel):
     esi_level: int
     heap: str
     """Where the incident was in the Redis heap when it was re-keyed ("not queued" without Redis)."""
+
+
+class CardSwitchRequest(BaseModel):
+    """Another protocol card for the incident (`app.incident_actions.switch_card`)."""
+
+    card_id: str = Field(description="a card id of the library (`triage-dispatch cards list`)")
+    reason: str = Field(default="", description="why (required)")
+
+
+class CardStepRequest(BaseModel):
+    """A card step marked done or not (checked by `app.incident_actions.mark_card_step`: strict int and bool)."""
+
+    step: Any = Field(default=None, description="the step's number, from 1")
+    done: Any = Field(default=True, description="true: done; false: not done")
 
 
 class CloseRequest(BaseModel):

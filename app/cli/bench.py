@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from app.cli.bench_guidance import bench_guidance
 from app.cli.bench_hardening import bench_hardening
 from app.cli.bench_overload import bench_overload
 from scheduler.bench.overhead import DEFAULT_SIZES, run_overhead
@@ -33,6 +34,7 @@ if not _out.is_terminal:
 _err = Console(stderr=True)
 bench_app.command("overload")(bench_overload)
 bench_app.command("hardening")(bench_hardening)
+bench_app.command("guidance")(bench_guidance)
 
 
 def _choice(value: str, known: list[str], what: str) -> str:

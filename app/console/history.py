@@ -15,6 +15,9 @@ ACTIONS = {
     "note": "note",
     "template_guidance": "template guidance (queue overloaded)",
     "unclassifiable": "could not be triaged",
+    "card_switch": "protocol card switched",
+    "card_step": "card step marked",
+    "guidance_check": "guidance refused by the checker",
 }
 FIELDS = {
     "esi_level": "ESI level",
@@ -26,10 +29,16 @@ FIELDS = {
     "model_version": "triage model",
     "call_id": "call id",
     "template": "template",
+    "card": "protocol card",
+    "steps_done": "card steps done",
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""
-SYSTEM_ACTORS = {"system:classifier": "classifier", "system:overload": "overload shedding"}
+SYSTEM_ACTORS = {
+    "system:classifier": "classifier",
+    "system:overload": "overload shedding",
+    "system:checker": "guidance checker",
+}
 
 
 def actor_label(actor: str) -> str:
@@ -51,6 +60,10 @@ def value_label(field: str, value: Any, user_names: Mapping[str, str]) -> str:
         return "yes" if value else "no"
     if field == "claimed_by":
         return user_names.get(str(value), "a removed user")
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value) or "none"
+    if isinstance(value, dict) and "id" in value:  # the card triage picked: {"id", "version", "language"}
+        return str(value["id"])
     return str(value)
 
 

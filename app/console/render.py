@@ -10,6 +10,7 @@ from typing import Any
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_status import EngineStatus
+from app.engine_worker.factory import TEST_MODEL_LABEL
 from app.intake.limits import SourceCounts
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
@@ -129,10 +130,47 @@ def render_row(row: QueueRow, selected: bool = False, guidance_down: bool = Fals
         f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
         f"<td>{badge(row.esi_level, row.overridden)}{review}{language_badge(row.language)}</td>"
         f'<td class="{wait_class(row.waited_s)}"{since}>{clock(row.waited_s)}</td>'
-        f"<td>{html.escape(row.chief_complaint)}</td>"
+        f"<td>{html.escape(row.chief_complaint)}{card_tag(row.card)}</td>"
         f'<td class="status">{row.status}</td>'
         f"<td>{html.escape(row.claimed_by or '')}</td>"
         f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
+    )
+
+
+def card_tag(card: str) -> str:
+    """The protocol card's short name beside the complaint ("CPR adult"); nothing when no card applies."""
+    if not card:
+        return ""
+    return f' <span class="card-tag" title="protocol card: read it to the caller">{html.escape(card)}</span>'
+
+
+def _items(css: str, items: Sequence[str]) -> str:
+    return f'<ul class="{css}">{"".join(f"<li>{html.escape(item)}</li>" for item in items)}</ul>' if items else ""
+
+
+def render_card(card: dict[str, Any] | None) -> str:
+    """The protocol card in a read-to-caller layout: its title and review state, the key questions, the numbered
+    steps in large type (the done ones marked), and what not to do."""
+    if card is None:
+        return ""
+    done = set(card["steps_done"])
+    review = (
+        "" if card["reviewed"] else f'<p class="card-unreviewed" role="note">{html.escape(card["review_state"])}</p>'
+    )
+    steps = "".join(
+        f'<li value="{number}" class="step-done">{html.escape(step)} <span class="step-mark">✓ done</span></li>'
+        if number in done
+        else f'<li value="{number}">{html.escape(step)}</li>'
+        for number, step in enumerate(card["steps"], start=1)
+    )
+    return (
+        f'<section class="protocol-card" lang="{html.escape(card["language"])}" data-card="{html.escape(card["id"])}">'
+        f"<h3>Read to caller: {html.escape(card['title'])} <small>({html.escape(card['id'])} "
+        f"{html.escape(card['version'])}, {html.escape(card['language'])})</small></h3>{review}"
+        + (f"<h4>Ask</h4>{_items('card-questions', card['key_questions'])}" if card["key_questions"] else "")
+        + f'<h4>Steps</h4><ol class="card-steps">{steps}</ol>'
+        + (f"<h4>Do not</h4>{_items('card-do-not', card['do_not'])}" if card["do_not"] else "")
+        + "</section>"
     )
 
 
@@ -259,12 +297,27 @@ def render_history(events: Sequence[dict[str, Any]], user_names: dict[str, str])
     return "".join(lines)
 
 
+def render_guidance_marks(detail: dict[str, Any]) -> str:
+    """What to know about the guidance before reading it: the checker's refusal (the card stands alone) and a test
+    model's guidance (never real)."""
+    marks = []
+    if detail.get("guidance_check"):
+        marks.append(f'<p class="checker-refused" role="alert">{html.escape(detail["guidance_check"])}</p>')
+    if detail.get("test_model"):
+        marks.append(f'<p class="test-model" role="note">{TEST_MODEL_LABEL}</p>')
+    return "".join(marks)
+
+
 def guidance_box_label(detail: dict[str, Any] | None) -> str:
     """The guidance box's label: what the text below it is now."""
     if detail is None:
         return "Guidance"
     if detail.get("template"):
         return "Guidance (template: the queue was overloaded)"
+    if detail.get("guidance_check"):
+        return "Guidance refused by the checker: read the protocol card alone"
+    if detail.get("test_model"):
+        return f"Guidance ({TEST_MODEL_LABEL})"
     state = detail["guidance_state"]
     return {
         "pending": "Guidance (after triage)",
@@ -285,6 +338,8 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
         f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
         f"{language_badge(detail.get('language') or '')} "
         f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
+        render_card(detail.get("card")),
+        render_guidance_marks(detail),
         highlight(detail["text"], classification["evidence"] if classification else []),
     ]
     if detail.get("caller") or detail.get("location"):
@@ -350,4 +405,17 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .engine-banner.loading { color: #4e342e; background: #ffe0b2; }
 .engine-banner.intake { color: #fff; background: #6a1b9a; }
 .engine-unavailable { color: #c62828; font-weight: 700; }
+.card-tag { color: #fff; background: #1b5e20; font-weight: 700; padding: 1px 8px; border-radius: 8px; margin-left: 6px;
+  white-space: nowrap; }
+.protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }
+.protocol-card h3 { font-size: 20px; margin: 4px 0; }
+.protocol-card h4 { margin: 8px 0 2px; text-transform: uppercase; font-size: 13px; color: #33691e; }
+.card-steps li { font-size: 20px; line-height: 1.45; margin: 4px 0; }
+.card-steps li.step-done { color: #777; text-decoration: line-through; }
+.step-mark { text-decoration: none; font-size: 14px; color: #1b5e20; font-weight: 700; }
+.card-questions li { font-size: 17px; }
+.card-do-not li { font-size: 17px; color: #b71c1c; font-weight: 700; }
+.checker-refused { color: #fff; background: #b71c1c; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
+.test-model { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
+.card-unreviewed { color: #fff; background: #e65100; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
 """

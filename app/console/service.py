@@ -23,6 +23,9 @@ from app import incident_actions as actions
 from app.auth import Principal
 from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.engine_worker.factory import is_test_model
+from app.guidance.checker import GuidanceCheck
+from app.guidance.incident_card import card_label, card_view
 from app.guidance.templates import TEMPLATE_ENGINE
 from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
 from app.incident_actions import DISPOSITIONS as DISPOSITIONS
@@ -61,6 +64,8 @@ class QueueRow:
     """When intake accepted it (epoch seconds): the page's wait clock counts from it."""
     language: str = ""
     """The call's language as triage read it (empty until classified)."""
+    card: str = ""
+    """The protocol card's short name ("CPR adult"), empty when no card applies."""
 
 
 def template_kind(guidance_model: str | None) -> str:
@@ -95,6 +100,7 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             template=template_kind(guidance_model),
             accepted_s=incident.accepted_at.timestamp(),
             language=incident.language or "",
+            card=card_label(incident.card_id) if incident.card_id else "",
         )
         for incident, claimer, guidance_model in rows
     ]
@@ -123,9 +129,19 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
         "review_reason": incident.review_reason,
         "language": incident.language or "",
+        "card": card_view(incident),
+        "guidance_check": guidance_check(incident.guidance),
+        "test_model": incident.guidance is not None and is_test_model(incident.guidance.model),
         "events": events,
         "user_names": user_names(session, claimed_by_ids(events)),
     }
+
+
+def guidance_check(guidance: Guidance | None) -> str:
+    """The checker's refusal in words ("checker: contradicts the card: ..."); empty when it passed or has not run."""
+    if guidance is None or guidance.check_passed is not False or guidance.check_failures is None:
+        return ""
+    return GuidanceCheck.from_stored(guidance.check_failures).summary()
 
 
 def user_names(session: Session, user_ids: set[str]) -> dict[str, str]:
@@ -173,6 +189,16 @@ def override(session: Session, principal: Principal | None, incident_id: str, es
     """Record an override; the caller commits, then calls `propagate_override`."""
     with _console_messages():
         actions.override(session, incident_id, principal, esi_level, reason)
+
+
+def switch_card(session: Session, principal: Principal | None, incident_id: str, card_id: str, reason: str) -> None:
+    with _console_messages():
+        actions.switch_card(session, incident_id, principal, card_id, reason)
+
+
+def mark_card_step(session: Session, principal: Principal | None, incident_id: str, step: int, done: bool) -> None:
+    with _console_messages():
+        actions.mark_card_step(session, incident_id, principal, step, done)
 
 
 def mark_dispatched(session: Session, principal: Principal | None, incident_id: str) -> None:

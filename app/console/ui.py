@@ -41,10 +41,12 @@ from app.console.service import (
     close,
     events_csv,
     incident_detail,
+    mark_card_step,
     mark_dispatched,
     new_message,
     override,
     require,
+    switch_card,
     user_names,
 )
 from app.console.sessions import (
@@ -58,6 +60,7 @@ from app.console.sessions import (
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.engine_status import EngineStatusCache
+from app.guidance.cards import CardError, default_library
 from app.overrides import propagate_override
 from app.queueing import side_redis_client
 from app.settings import Settings
@@ -320,6 +323,20 @@ class _Handlers:
         except (ForbiddenError, ActionError) as error:
             return f"**Refused:** {error}"
 
+    def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
+        """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
+        who = self.principal(request)
+        try:
+            with session_scope(self.url) as session:
+                if action == "card_switch":
+                    switch_card(session, who, selected, card_id or "", reason)
+                    return f"Card switched to {card_id}."
+                number = int(step) if step not in (None, "") else 0
+                mark_card_step(session, who, selected, number, action == "step_done")
+                return f"Step {number} marked {'done' if action == 'step_done' else 'not done'}."
+        except (ForbiddenError, ActionError) as error:
+            return f"**Refused:** {error}"
+
     def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> tuple[str, Any, Any, Any]:
         """Store a typed call; once accepted the form is cleared (a call is not entered twice), else kept."""
         try:
@@ -394,6 +411,12 @@ class _View:
     override_button: gr.Button
     disposition: gr.Dropdown
     close_button: gr.Button
+    card_step: gr.Number
+    step_done_button: gr.Button
+    step_undo_button: gr.Button
+    card_choice: gr.Dropdown
+    card_reason: gr.Textbox
+    card_button: gr.Button
     note: gr.Textbox
     note_button: gr.Button
     result: gr.Markdown
@@ -463,10 +486,32 @@ def _incident_tab(view: _View) -> None:
                     list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
                 )
                 view.close_button = gr.Button("Close incident", elem_id="close")
+                _card_actions(view)
             view.note = gr.Textbox(label="Note", elem_id="note")
             view.note_button = gr.Button("Add note", elem_id="add-note")
             view.result = gr.Markdown(elem_id="action-result")
     view.history = gr.HTML(elem_id="history")
+
+
+def card_choices() -> list[tuple[str, str]]:
+    """The protocol cards a dispatcher may switch to: (id: title, id); none when the library cannot be read (the
+    switch then says so)."""
+    try:
+        library = default_library()
+    except CardError:
+        return []
+    return [(f"{card_id}: {card.title}", card_id) for card_id in library.ids() if (card := library.get(card_id, "en"))]
+
+
+def _card_actions(view: _View) -> None:
+    """Mark a card step done (or not), switch the card (a reason is required)."""
+    with gr.Row():
+        view.card_step = gr.Number(label="Card step", precision=0, minimum=1, elem_id="card-step")
+        view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
+        view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
+    view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
+    view.card_reason = gr.Textbox(label="Why switch the card (required)", elem_id="card-reason")
+    view.card_button = gr.Button("Switch card", elem_id="card-switch")
 
 
 def _audit_tab(view: _View) -> None:
@@ -508,6 +553,17 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             outputs=[v.result],
             api_name=f"action_{action}",
         )
+    for button, action in (
+        (v.step_done_button, "step_done"),
+        (v.step_undo_button, "step_undo"),
+        (v.card_button, "card_switch"),
+    ):
+        button.click(
+            _bind_card(h.act_on_card, action),
+            inputs=[v.selected, v.card_step, v.card_choice, v.card_reason],
+            outputs=[v.result],
+            api_name=f"action_{action}",
+        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     form = [v.text, v.caller, v.location]
     v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form])
     drawn = gr.State(None)  # the signature of the dashboard this console shows
@@ -521,6 +577,15 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
 def _bind(act: Any, action: str) -> Any:
     def handler(selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request) -> str:
         result: str = act(action, selected, level, reason, disposition, note, request)
+        return result
+
+    handler.__name__ = f"action_{action}"
+    return handler
+
+
+def _bind_card(act: Any, action: str) -> Any:
+    def handler(selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
+        result: str = act(action, selected, step, card_id, reason, request)
         return result
 
     handler.__name__ = f"action_{action}"

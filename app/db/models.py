@@ -117,6 +117,14 @@ class Incident(Base):
     review_reason: Mapped[str] = mapped_column(String(255), default="", server_default="")
     language: Mapped[str | None] = mapped_column(String(8))
     """The language triage read the call in (ISO 639-1; "und" when it could not be named); set by classification."""
+    card_id: Mapped[str | None] = mapped_column(String(64))
+    """The protocol card the dispatcher reads to the caller (`app.guidance.cards`), picked at classification from the
+    floor rules, the age and the language, or switched by a dispatcher; None when no card applies (a minor call)."""
+    card_version: Mapped[str | None] = mapped_column(String(32))
+    card_language: Mapped[str | None] = mapped_column(String(8))
+    """The card's language: the call's when the card is translated, else English."""
+    card_steps_done: Mapped[list[int]] = mapped_column(JSON, default=list, server_default="[]")
+    """The step numbers (from 1) the dispatcher has marked done, in ascending order."""
 
     classifications: Mapped[list[Classification]] = relationship(
         back_populates="incident", order_by="Classification.id"
@@ -165,6 +173,10 @@ class Guidance(Base):
     model: Mapped[str] = mapped_column(String(255))
     prompt_version: Mapped[str] = mapped_column(String(64))
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    check_passed: Mapped[bool | None]
+    """The guidance checker's verdict on the finished guidance (`app.guidance.checker`); None until it is finished."""
+    check_failures: Mapped[list[dict[str, str]] | None] = mapped_column(JSON)
+    """Why the checker refused it: {"kind", "detail"} each (a contradiction of the card, a dose, a section...)."""
 
     incident: Mapped[Incident] = relationship(back_populates="guidance")
 

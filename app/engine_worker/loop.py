@@ -23,13 +23,17 @@ from app.engine_status import ENGINE_HEARTBEAT
 from app.engine_worker.outcomes import (
     Served,
     current_level,
+    record_check,
     record_failed,
     record_finished,
     when_accepted,
     write_guidance,
 )
 from app.engine_worker.startup import start_engine
-from app.guidance.prompt import guidance_messages
+from app.guidance.cards import Card
+from app.guidance.checker import check_guidance
+from app.guidance.incident_card import grounding
+from app.guidance.prompt import GROUNDED_PROMPT_VERSION, GUIDANCE_PROMPT_VERSION, guidance_messages
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
 from app.settings import Settings
@@ -70,6 +74,23 @@ def heartbeat_key(settings: Settings, consumer: str) -> str:
 
 def is_outage(error: BaseException) -> bool:
     return isinstance(error, OUTAGES)
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """An incident as the engine serves it: its prompt (grounded in its protocol card) and what its outcome needs."""
+
+    prompt: list[int]
+    esi_level: int
+    predicted_tokens: int
+    queued_at: dt.datetime | None
+    accepted_at: dt.datetime
+    card: Card | None
+    language: str
+
+    @property
+    def prompt_version(self) -> str:
+        return GUIDANCE_PROMPT_VERSION if self.card is None else GROUNDED_PROMPT_VERSION
 
 
 @dataclass(slots=True)
@@ -183,30 +204,31 @@ class EngineWorker:
         if loaded is None:  # finished meanwhile, or gone
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
             return
-        prompt, level, predicted, queued_at, accepted = loaded
         request = EngineRequest(
             incident_id,
-            tuple(prompt),
-            level,
-            max(1, min(predicted, self.settings.max_new_tokens)),
+            tuple(loaded.prompt),
+            loaded.esi_level,
+            max(1, min(loaded.predicted_tokens, self.settings.max_new_tokens)),
             self.settings.max_new_tokens,
         )
+        accepted = loaded.accepted_at
         handed_s = time.monotonic()
         handed_wall = utcnow()
-        queue_wait_s = max(0.0, (handed_wall - (queued_at or accepted)).total_seconds())
+        queue_wait_s = max(0.0, (handed_wall - (loaded.queued_at or accepted)).total_seconds())
         try:
             stream = self.engine.submit(request)
         except RequestRejectedError as error:
             await asyncio.to_thread(self._fail, incident_id, item, str(error), queue_wait_s, accepted)
             return
-        tokens, first_token_s = await self._stream_guidance(incident_id, stream)
+        tokens, first_token_s = await self._stream_guidance(incident_id, stream, loaded.prompt_version)
         timing = self.engine.timings.get(incident_id)
         ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
         evictions = timing.evictions if timing is not None else 0
-        await asyncio.to_thread(self._finish, incident_id, item, tokens, queue_wait_s, ttft_s, accepted, evictions)
+        served = Served(self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions)
+        await asyncio.to_thread(self._finish, incident_id, item, tokens, served, loaded)
 
     async def _stream_guidance(
-        self, incident_id: str, stream: AsyncIterator[TokenChunk]
+        self, incident_id: str, stream: AsyncIterator[TokenChunk], prompt_version: str
     ) -> tuple[list[int], float | None]:
         """Write the guidance as it streams (every GUIDANCE_FLUSH_S, and at the end); the tokens and the engine's
         time of the first."""
@@ -220,7 +242,7 @@ class EngineWorker:
                 await asyncio.to_thread(self._set_state, incident_id, GuidanceState.GENERATING)
             if chunk.finished or chunk.emitted_s - last_flush >= GUIDANCE_FLUSH_S:
                 last_flush = chunk.emitted_s
-                await asyncio.to_thread(self._write_guidance, incident_id, list(tokens))
+                await asyncio.to_thread(self._write_guidance, incident_id, list(tokens), prompt_version)
         return tokens, first_token_s
 
     async def _delivery_failed(self, item: HeapItem, reason: str, *, outage: bool = False) -> None:
@@ -240,7 +262,7 @@ class EngineWorker:
             log.error("serving %s failed: %s; giving it back to the heap", incident_id, reason)
             await asyncio.to_thread(self.heap.release, incident_id, self.consumer)
 
-    def _load(self, incident_id: str) -> tuple[list[int], int, int, dt.datetime | None, dt.datetime] | None:
+    def _load(self, incident_id: str) -> _Loaded | None:
         with session_scope(self.settings.database_url) as session:
             incident = session.get(Incident, incident_id)
             if incident is None or incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
@@ -248,13 +270,15 @@ class EngineWorker:
             classification = incident.classifications[-1] if incident.classifications else None
             flags = [str(item.get("rule_id")) for item in classification.evidence] if classification else []
             level = current_level(incident, 5)
+            card, language = grounding(incident)
             incident.guidance_state = GuidanceState.PREFILLING.value
             incident.engine_seen_at = utcnow()
-            prompt = self._prompt(incident.text, level, flags)
-            return prompt, level, incident.predicted_output_tokens or 0, incident.queued_at, incident.accepted_at
+            prompt = self._prompt(incident.text, level, flags, card, language)
+            predicted = incident.predicted_output_tokens or 0
+            return _Loaded(prompt, level, predicted, incident.queued_at, incident.accepted_at, card, language)
 
-    def _prompt(self, text: str, esi_level: int, flags: list[str]) -> list[int]:
-        messages = guidance_messages(text, esi_level, flags, self.special_tokens)
+    def _prompt(self, text: str, esi_level: int, flags: list[str], card: Card | None, language: str) -> list[int]:
+        messages = guidance_messages(text, esi_level, flags, self.special_tokens, card=card, language=language)
         if getattr(self.tokenizer, "chat_template", None):
             ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
             if isinstance(ids, dict) or hasattr(ids, "keys"):
@@ -274,23 +298,20 @@ class EngineWorker:
             if incident is not None and incident.guidance_state not in (GuidanceState.DONE, GuidanceState.FAILED):
                 incident.guidance_state = state.value
 
-    def _write_guidance(self, incident_id: str, tokens: list[int]) -> None:
-        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-        write_guidance(self.settings.database_url, incident_id, text, len(tokens), self.model_name)
+    def _write_guidance(self, incident_id: str, tokens: list[int], prompt_version: str) -> str:
+        text: str = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        write_guidance(self.settings.database_url, incident_id, text, len(tokens), self.model_name, prompt_version)
+        return text
 
-    def _finish(
-        self,
-        incident_id: str,
-        item: HeapItem,
-        tokens: list[int],
-        queue_wait_s: float,
-        ttft_s: float | None,
-        accepted: dt.datetime,
-        evictions: int,
-    ) -> None:
-        self._write_guidance(incident_id, tokens)
-        served = Served(self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions)
-        level = record_finished(self.settings.database_url, incident_id, item, served, accepted)
+    def _finish(self, incident_id: str, item: HeapItem, tokens: list[int], served: Served, loaded: _Loaded) -> None:
+        """The whole guidance, the checker's verdict on it (against the card, in the call's language), then the
+        outcome and "done"."""
+        text = self._write_guidance(incident_id, tokens, loaded.prompt_version)
+        check = check_guidance(text, loaded.card, loaded.language)
+        record_check(self.settings.database_url, incident_id, check)
+        if not check.passed:
+            log.warning("guidance_refused incident_id=%s reasons=%r", incident_id, check.summary())
+        level = record_finished(self.settings.database_url, incident_id, item, served, loaded.accepted_at)
         if level is None:
             return
         self.drain.finished(time.monotonic(), item.est_remaining_s)
@@ -298,10 +319,10 @@ class EngineWorker:
         self.heap.ack(incident_id, self.consumer)
         prefix = self.settings.queue_prefix
         try:
-            record_observation(self.client, prefix, "wait", level, queue_wait_s)
-            if ttft_s is not None:
-                record_observation(self.client, prefix, "ttft", level, ttft_s)
-            count_engine(self.client, prefix, finished=1, tokens=len(tokens), evictions=evictions)
+            record_observation(self.client, prefix, "wait", level, served.queue_wait_s)
+            if served.ttft_s is not None:
+                record_observation(self.client, prefix, "ttft", level, served.ttft_s)
+            count_engine(self.client, prefix, finished=1, tokens=len(tokens), evictions=served.evictions)
         except Exception as error:
             log.warning("metrics not recorded: %s", error)
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app.db.models import Guidance, GuidanceState, Incident, Outbox, Outcome, utcnow
+from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, Outbox, Outcome, utcnow
 from app.db.session import session_scope
+from app.guidance.checker import GuidanceCheck
 from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
 from scheduler.redis_heap import HeapItem
 
@@ -31,17 +32,48 @@ def current_level(incident: Incident, fallback: int) -> int:
     return incident.esi_level or fallback
 
 
-def write_guidance(database_url: str, incident_id: str, text: str, tokens: int, model: str) -> None:
-    """The guidance so far (the whole text, replacing what was written before)."""
+def write_guidance(
+    database_url: str,
+    incident_id: str,
+    text: str,
+    tokens: int,
+    model: str,
+    prompt_version: str = GUIDANCE_PROMPT_VERSION,
+) -> None:
+    """The guidance so far (the whole text, replacing what was written before), with the prompt that asked for it."""
     with session_scope(database_url) as session:
         guidance = session.get(Guidance, incident_id)
         if guidance is None:
-            guidance = Guidance(incident_id=incident_id, model=model, prompt_version=GUIDANCE_PROMPT_VERSION)
+            guidance = Guidance(incident_id=incident_id, model=model, prompt_version=prompt_version)
             session.add(guidance)
         guidance.text = text
         guidance.tokens = tokens
         guidance.model = model
+        guidance.prompt_version = prompt_version
         guidance.updated_at = utcnow()
+
+
+def record_check(database_url: str, incident_id: str, check: GuidanceCheck) -> None:
+    """The checker's verdict on the finished guidance; a refusal is also an audit event with its reasons (the
+    dispatcher reads the protocol card alone)."""
+    failures = [{"kind": failure.kind, "detail": failure.detail} for failure in check.failures]
+    with session_scope(database_url) as session:
+        guidance = session.get(Guidance, incident_id)
+        if guidance is None:
+            return
+        guidance.check_passed = check.passed
+        guidance.check_failures = failures
+        if not check.passed:
+            session.add(
+                IncidentEvent(
+                    incident_id=incident_id,
+                    actor="system:checker",
+                    action="guidance_check",
+                    before=None,
+                    after={"check": "refused", "failures": [failure["kind"] for failure in failures]},
+                    reason=check.summary(),
+                )
+            )
 
 
 def put_outcome(

@@ -69,7 +69,7 @@ async def _start_once(settings: Settings) -> StartedEngine:
         with contextlib.suppress(Exception):
             await engine.stop()
         raise
-    name = Path(model).name if Path(model).exists() else model
+    name = settings.model if settings.model == BUILTIN_TINY else Path(model).name if Path(model).exists() else model
     return StartedEngine(engine, tokenizer, name, max_positions)
 
 

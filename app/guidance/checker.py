@@ -15,6 +15,13 @@ from app.guidance.cards import Card
 from app.guidance.prompt import LANGUAGE_NAMES, SECTIONS
 
 FailureKind = Literal["missing-section", "section-order", "contradiction", "dose", "language"]
+FAILURE_WORDS: dict[FailureKind, str] = {
+    "missing-section": "missing section",
+    "section-order": "sections out of order",
+    "contradiction": "contradicts the card",
+    "dose": "gives a drug dose",
+    "language": "wrong language",
+}
 _NEGATORS = frozenset(
     {
         "no",
@@ -67,6 +74,17 @@ class GuidanceCheck:
 
     def kinds(self) -> list[FailureKind]:
         return [failure.kind for failure in self.failures]
+
+    @classmethod
+    def from_stored(cls, failures: list[dict[str, str]]) -> GuidanceCheck:
+        """The verdict as `Guidance.check_failures` stores it ({"kind", "detail"} each)."""
+        return cls(tuple(Failure(item["kind"], item["detail"]) for item in failures))  # type: ignore[arg-type]
+
+    def summary(self) -> str:
+        """The verdict as the console shows it: "checker: contradicts the card: says 'stop pushing', ..."."""
+        if self.passed:
+            return "checker: passed"
+        return "checker: " + "; ".join(f"{FAILURE_WORDS[item.kind]}: {item.detail}" for item in self.failures)
 
 
 def normalised(text: str) -> str:

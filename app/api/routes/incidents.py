@@ -1,4 +1,5 @@
-"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them.
+"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them; switch their protocol
+card and mark its steps done.
 
 The actions are `app.incident_actions` (the same rules and audit events as the console); this module only turns
 their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 422 (a bad argument).
@@ -18,6 +19,8 @@ from sqlalchemy import select
 from app import incident_actions as actions
 from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, SettingsDep
 from app.api.schemas import (
+    CardStepRequest,
+    CardSwitchRequest,
     ClassificationView,
     CloseRequest,
     EventView,
@@ -29,10 +32,14 @@ from app.api.schemas import (
     OutcomeView,
     OverrideDone,
     OverrideRequest,
+    ProtocolCardView,
     Timings,
 )
-from app.db.models import Incident, IncidentEvent, IncidentStatus, Outcome
+from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
 from app.eido import build_eido, load_eido_source
+from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
+from app.guidance.checker import GuidanceCheck
+from app.guidance.incident_card import card_view
 from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 from app.overrides import propagate_override
 
@@ -86,6 +93,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
     outcome = session.get(Outcome, incident_id)
     classification = classification_view(latest_classification(session, incident_id))
     guidance = incident.guidance
+    card = card_view(incident)
     return IncidentDetail(
         **summary(incident).model_dump(),
         text=incident.text,
@@ -93,11 +101,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
         location=incident.location,
         call_id=incident.call_id,
         classification=None if classification is None else ClassificationView(**classification),
-        guidance=None
-        if guidance is None
-        else GuidanceView(
-            text=guidance.text, tokens=guidance.tokens, model=guidance.model, prompt_version=guidance.prompt_version
-        ),
+        guidance=None if guidance is None else _guidance(guidance),
         timings=_timings(incident, outcome),
         outcome=None
         if outcome is None
@@ -108,8 +112,10 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
             engine=outcome.engine,
             model=outcome.model,
             error=outcome.error,
+            label=TEST_MODEL_LABEL if is_test_model(outcome.model) else None,
         ),
         events=[_event(event) for event in incident_events(session, incident_id)],
+        protocol_card=None if card is None else ProtocolCardView(**card),
     )
 
 
@@ -176,6 +182,34 @@ def close_incident(
     return summary(incident)
 
 
+@router.post("/{incident_id}/card", response_model=ProtocolCardView, responses=REFUSED)
+def switch_card(
+    incident_id: str, payload: CardSwitchRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> ProtocolCardView:
+    """Put another protocol card on the incident (a reason is required; audited with the card before and after)."""
+    with refusals_as_statuses():
+        incident = actions.switch_card(session, incident_id, principal, payload.card_id, payload.reason)
+    session.commit()
+    return _card(incident)
+
+
+@router.post("/{incident_id}/card/steps", response_model=ProtocolCardView, responses=REFUSED)
+def mark_card_step(
+    incident_id: str, payload: CardStepRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> ProtocolCardView:
+    """Mark a step of the incident's card done (or not done again); audited."""
+    with refusals_as_statuses():
+        incident = actions.mark_card_step(session, incident_id, principal, payload.step, payload.done)
+    session.commit()
+    return _card(incident)
+
+
+def _card(incident: Incident) -> ProtocolCardView:
+    card = card_view(incident)
+    assert card is not None  # both actions leave a card on the incident
+    return ProtocolCardView(**card)
+
+
 @router.post("/{incident_id}/notes", status_code=201, response_model=EventView, responses={404: REFUSED[404]})
 def add_note(incident_id: str, payload: NoteRequest, session: SessionDep, principal: CurrentPrincipal) -> EventView:
     """Add a note to the incident's history (any role; closed incidents too)."""
@@ -197,6 +231,19 @@ def summary(incident: Incident) -> IncidentSummary:
         guidance_state=incident.guidance_state,
         accepted_at=_iso(incident.accepted_at),
         language=incident.language,
+    )
+
+
+def _guidance(guidance: Guidance) -> GuidanceView:
+    check = None if guidance.check_failures is None else GuidanceCheck.from_stored(guidance.check_failures)
+    return GuidanceView(
+        text=guidance.text,
+        tokens=guidance.tokens,
+        model=guidance.model,
+        prompt_version=guidance.prompt_version,
+        check_passed=guidance.check_passed,
+        check=None if check is None else check.summary(),
+        label=TEST_MODEL_LABEL if is_test_model(guidance.model) else None,
     )
 
 

@@ -385,3 +385,34 @@ def test_the_validation_can_fail(tmp_path: Path) -> None:
     assert problems(naive, name, closed=False) == ["lastUpdateTimeStamp: '2026-03-01T06:00:00' is not a 'date-time'"]
     bad_version = {**document, "eidoVersion": "2.0"}
     assert problems(bad_version, name, closed=False) == ["eidoVersion: '2.0' is not one of ['1.0']"]
+
+
+def test_the_protocol_card_is_a_note_with_its_version_language_and_steps_done(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
+
+    incident_id = store(api, IntakeMessage(text=ARREST_TEXT))
+    assert classify_with(monkeypatch, api.url, incident_id, arrest_result("es")) == "classified"
+    for step in (2, 1):
+        assert api.post(incident_id, "card/steps", body={"step": step, "done": True}).status_code == 200
+    document = eido(api, incident_id)
+    assert_valid(document)
+    events = stored_events(api, incident_id)
+    notes = notes_by_id(document)
+    card = notes[component_id(incident_id, "card")]
+    assert card["notesActionComments"] == (
+        "<p>Protocol card: cpr-adult version 2026.11.1 (es): Paro cardíaco en adulto: RCP solo con las manos</p>"
+        "<p>Steps done: 1, 2 (of 11)</p><p>Card not reviewed by a medical director</p>"
+    )
+    last_step = notes[component_id(incident_id, f"event{events[-1][0]}")]
+    assert (card["lastUpdateTimeStamp"], card["agentReference"]) == (
+        last_step["lastUpdateTimeStamp"],
+        {"$ref": f"dana@{AGENCY}"},
+    )  # by whoever last changed it, then
+    ids = [note["$id"] for note in document["notesComponent"]]
+    assert ids.index(component_id(incident_id, "acuity")) + 1 == ids.index(component_id(incident_id, "card"))
+    assert [action for _, action, _, _ in events] == ["received", "classified", "card_step", "card_step"]
+    minor = store(api, IntakeMessage(text="Sore throat"))
+    classify_with(monkeypatch, api.url, minor, plain_result(5))
+    assert component_id(minor, "card") not in notes_by_id(eido(api, minor))

@@ -149,6 +149,9 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     assert levels[0][0] == ids["critical"]
     assert [int(level) for _, level in levels] == sorted(int(level) for _, level in levels)
     assert levels[0][1] == "1" and levels[-1][0] == ids["minor"]
+    # The arrest's row names its protocol card; the minor call has none.
+    assert dana.inner_text(f"#queue tr[data-id='{ids['critical']}'] .card-tag") == "CPR adult"
+    assert dana.locator(f"#queue tr[data-id='{ids['minor']}'] .card-tag").count() == 0
     IMAGES.mkdir(parents=True, exist_ok=True)
     dana.screenshot(path=str(IMAGES / "console-queue.png"), full_page=True)
 
@@ -161,7 +164,12 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     first_tick = dana.inner_text("#incident-view .wait-clock")
     wait_for(lambda: dana.inner_text("#incident-view .wait-clock") != first_tick, what="the wait clock to tick")
     assert "arrived " in dana.inner_text("#incident-view .incident-head")
-    wait_for(lambda: dana.locator("#guidance label span").first.inner_text() == "Guidance", what="guidance finished")
+    # The tiny test model's answer is never real guidance: the checker refuses it, and the view says it is a test
+    # model's.
+    finished = "Guidance refused by the checker: read the protocol card alone"
+    wait_for(lambda: dana.locator("#guidance label span").first.inner_text() == finished, what="guidance finished")
+    assert "test model: not real guidance" in dana.inner_text("#incident-view .test-model")
+    assert dana.inner_text("#incident-view .checker-refused").startswith("checker: ")
     assert dana.input_value("#disposition input") == ""  # no disposition is chosen for the dispatcher
     dana.screenshot(path=str(IMAGES / "console-incident.png"), full_page=True)
 
