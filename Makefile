@@ -47,7 +47,7 @@ services:
 		{ $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null; }; \
 	fi
 
-# The main job: the whole product on embedded defaults (SQLite, a local redis-server, the hf engine on the CPU).
+# The main job: the whole product on embedded defaults (SQLite, a local redis-server, the vllm engine on the CPU).
 run: install services
 	$(BIN)/triage-dispatch serve
 
