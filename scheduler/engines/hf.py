@@ -29,6 +29,7 @@ from scheduler.engines.hf_scheduler import (
     register_scheduler,
 )
 from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
+from scheduler.scheduling_contract import Scheduling
 
 log = logging.getLogger(__name__)
 
@@ -310,6 +311,13 @@ class HFEngine(Engine):
         self.book.set_level(request_id, esi_level)
 
     # ----- observation ------------------------------------------------------------------------------------
+
+    async def scheduling_in_force(self) -> dict[str, Any] | None:
+        """The scheduling this engine's step scheduler runs (in this process: the config its class was made from);
+        None under transformers' stock scheduler."""
+        if self.config.scheduler != "semantic":
+            return None
+        return Scheduling(self.config.policy, self.config.policy_options, self.config.cost_model).to_dict()
 
     def stats(self) -> EngineStats:
         per_level = dict.fromkeys(ESI_LEVELS, 0)
