@@ -84,7 +84,9 @@ def _options_from_dict(options: object) -> PolicyOptions:
     unknown = set(options) - known
     if unknown:
         raise SchedulingConfigError(f"{SCHEDULING_KEY}.options has unknown options {sorted(unknown)}")
-    values = {name: tuple(value) if name in _TUPLE_OPTIONS else value for name, value in options.items()}
+    values: dict[str, Any] = {
+        name: tuple(value) if name in _TUPLE_OPTIONS else value for name, value in options.items()
+    }
     return PolicyOptions(**values)
 
 
