@@ -313,10 +313,13 @@ class HFEngine(Engine):
     # ----- observation ------------------------------------------------------------------------------------
 
     async def scheduling_in_force(self) -> dict[str, Any] | None:
-        """The scheduling this engine's step scheduler runs (in this process: the config its class was made from);
-        None under transformers' stock scheduler."""
+        """The scheduling this engine's step scheduler runs: read from the scheduler class transformers steps with
+        (this process) once started, else from the config it will be made from; None under the stock scheduler."""
         if self.config.scheduler != "semantic":
             return None
+        running = self._expected_scheduler
+        if running is not None and hasattr(running, "options"):
+            return Scheduling(running.policy.name, running.options, running.cost_model).to_dict()
         return Scheduling(self.config.policy, self.config.policy_options, self.config.cost_model).to_dict()
 
     def stats(self) -> EngineStats:
