@@ -41,6 +41,28 @@ def heartbeats(client: Any, prefix: str) -> list[dict[str, Any]]:
     return [json.loads(raw) for raw in (client.mget(keys) if keys else []) if raw]
 
 
+def engine_reports(client: Any, prefix: str) -> list[dict[str, Any]]:
+    """Per live engine worker (by its heartbeat key's tail): its engine, model and the scheduling its scheduler
+    reports (`scheduler.scheduling_contract`: policy, options, cost model; None until read back), by worker name."""
+    pattern = f"{prefix}:{ENGINE_HEARTBEAT}:"
+    keys = sorted(client.scan_iter(match=f"{pattern}*", count=1000))
+    reports = []
+    for key, raw in zip(keys, client.mget(keys) if keys else [], strict=True):
+        if not raw:
+            continue
+        beat = json.loads(raw)
+        name = key.decode() if isinstance(key, bytes) else str(key)
+        reports.append(
+            {
+                "worker": name[len(pattern) :],
+                "engine": beat.get("engine"),
+                "model": beat.get("model"),
+                "scheduling": beat.get("scheduling"),
+            }
+        )
+    return reports
+
+
 def engine_status(client: Any, prefix: str) -> EngineStatus:
     """The engines' state from their heartbeats."""
     beats = heartbeats(client, prefix)

@@ -11,6 +11,7 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
+from app.engine_status import engine_reports
 from scheduler.policy import ESI_LEVELS
 from scheduler.redis_heap import RedisSemanticHeap
 
@@ -58,6 +59,7 @@ class RedisMetricsCollector(Collector):
             leased = self.heap.leased()
             raw = {name: self.heap.client.hgetall(f"{self.heap.prefix}:metrics:{name}") for name in HISTOGRAMS}
             engine = self.heap.client.hgetall(f"{self.heap.prefix}:metrics:engine")
+            reports = engine_reports(self.heap.client, self.heap.prefix)
         except Exception as error:
             log.warning("metrics: Redis unavailable: %s", error)
             up.add_metric([], 0)
@@ -85,6 +87,34 @@ class RedisMetricsCollector(Collector):
             family_counter = CounterMetricFamily(f"triage_engine_{name}", f"Engine {name} (all engine workers)")
             family_counter.add_metric([], counters.get(name, 0))
             yield family_counter
+        yield scheduling_info(reports)
+
+
+SCHEDULING_LABELS = ("policy", "cost_model", "limited_preemption", "max_preemptions", "max_deferred_steps")
+"""`triage_engine_scheduling_info`'s labels after worker and engine: the policy, the cost model and the options
+vLLM's scheduler acts on in its engine core (every option is in `/readyz`'s `engines`)."""
+
+
+def scheduling_info(reports: list[dict[str, Any]]) -> GaugeMetricFamily:
+    """One sample (1) per engine worker whose scheduler reported back, labelled with what it runs."""
+    family = GaugeMetricFamily(
+        "triage_engine_scheduling_info",
+        "The scheduling each engine worker's scheduler reports it runs (read back from it)",
+        labels=["worker", "engine", *SCHEDULING_LABELS],
+    )
+    for report in reports:
+        scheduling = report.get("scheduling")
+        if not isinstance(scheduling, dict):
+            continue
+        options = scheduling.get("options") or {}
+        values = {**options, "policy": scheduling.get("policy"), "cost_model": scheduling.get("cost_model")}
+        labels = [_label(values.get(name)) for name in SCHEDULING_LABELS]
+        family.add_metric([str(report.get("worker")), str(report.get("engine")), *labels], 1)
+    return family
+
+
+def _label(value: Any) -> str:
+    return "none" if value is None else str(value)
 
 
 def _text(value: Any) -> str:

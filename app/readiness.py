@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import logging
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import redis
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from app.engine_status import engine_status
+from app.engine_status import engine_reports, engine_status
 from app.queueing import side_redis_client
 from app.settings import Settings
 from app.worker.heartbeat import WORKER_HEARTBEAT
@@ -33,6 +34,8 @@ READINESS_CLIENT_NAME = "triage-readyz"
 """The name readiness's Redis connections carry (`CLIENT LIST` tells them from the pipeline's)."""
 
 CHECKS = ("database", "redis", "workers", "engine")
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -73,6 +76,18 @@ def check_readiness(settings: Settings) -> dict[str, str]:
     return checks
 
 
+def engines_in_force(settings: Settings) -> list[dict[str, Any]]:
+    """Each live engine worker's engine, model and the scheduling its scheduler reports back (`/readyz`'s
+    `engines`); empty when Redis is not set or does not answer (the checks say why)."""
+    if settings.redis_url is None:
+        return []
+    try:
+        return engine_reports(readiness_redis(settings.redis_url), settings.queue_prefix)
+    except Exception as error:
+        log.warning("readiness: engine reports unavailable: %s", error)
+        return []
+
+
 def _unanswered(what: str, error: Exception) -> str:
     """The check's public answer names the kind of error only (the probe is unauthenticated: no host or user names);
     the details go to the log."""
@@ -111,26 +126,26 @@ def _keys(client: Any, pattern: str) -> list[Any]:
 
 
 @dataclass
-class CachedCheck:
+class CachedCheck(Generic[T]):
     """One check for many callers: an answer younger than `ttl_s` is served as is; otherwise one caller runs
     `check` in a thread (off the event loop and off the request threadpool) while the others await its answer."""
 
-    check: Callable[[], dict[str, str]]
+    check: Callable[[], T]
     ttl_s: float = READINESS_TTL_S
     clock: Callable[[], float] = time.monotonic
-    _answer: dict[str, str] = field(default_factory=dict, init=False)
+    _answer: T | None = field(default=None, init=False)
     _at: float = field(default=-math.inf, init=False)
     _lock: asyncio.Lock | None = field(default=None, init=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
 
-    async def get(self) -> dict[str, str]:
+    async def get(self) -> T:
         if self._fresh():
-            return dict(self._answer)
+            return copy.copy(cast(T, self._answer))
         async with self._loop_lock():
             if not self._fresh():  # else another caller refreshed it while this one waited
                 answer = await asyncio.to_thread(self.check)
                 self._answer, self._at = answer, self.clock()
-            return dict(self._answer)
+            return copy.copy(cast(T, self._answer))
 
     def _fresh(self) -> bool:
         return self.clock() - self._at < self.ttl_s

@@ -162,6 +162,16 @@ class HealthStatus(BaseModel):
     status: str
 
 
+class EngineInForce(BaseModel):
+    """One engine worker and the scheduling its scheduler reports back (policy, options, cost model)."""
+
+    worker: str
+    engine: str | None = None
+    model: str | None = None
+    scheduling: dict[str, Any] | None = None
+
+
 class Readiness(BaseModel):
     ready: bool
     checks: dict[str, str]
+    engines: list[EngineInForce] = []

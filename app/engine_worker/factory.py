@@ -81,6 +81,7 @@ def _vllm_engine(settings: Settings, model: str) -> Engine:
             kv_offloading_gib=settings.vllm_kv_offloading_gib,
             enforce_eager=settings.vllm_enforce_eager,
             policy=settings.scheduling_policy,
+            policy_options=settings.policy_options,
         )
     )
 

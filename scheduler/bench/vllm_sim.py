@@ -59,8 +59,10 @@ def build_scheduler(
     num_blocks: int = 400,
     max_model_len: int = 2048,
     async_scheduling: bool = False,
+    additional_config: dict[str, Any] | None = None,
 ) -> Any:
-    """A real vLLM scheduler of class `scheduler_cls` (policy "priority") over a fake KV cache of `num_blocks`."""
+    """A real vLLM scheduler of class `scheduler_cls` (policy "priority") over a fake KV cache of `num_blocks`;
+    `additional_config` is vLLM's, as `engine_args` fills it (our scheduling under `triage_scheduling`)."""
     _environment(workdir)
     import torch
     from vllm.config import CacheConfig, ModelConfig, SchedulerConfig, VllmConfig
@@ -81,7 +83,12 @@ def build_scheduler(
         model=str(model_dir), skip_tokenizer_init=True, dtype="float32", seed=0, max_model_len=max_model_len
     )
     cache_config = CacheConfig(block_size=BLOCK_SIZE, enable_prefix_caching=False)
-    vllm_config = VllmConfig(scheduler_config=scheduler_config, model_config=model_config, cache_config=cache_config)
+    vllm_config = VllmConfig(
+        scheduler_config=scheduler_config,
+        model_config=model_config,
+        cache_config=cache_config,
+        additional_config=dict(additional_config or {}),
+    )
     kv_cache_config = KVCacheConfig(
         num_blocks=num_blocks,
         kv_cache_tensors=[],

@@ -6,6 +6,7 @@ import abc
 import time
 from collections.abc import AsyncIterator, Container
 from dataclasses import dataclass, field
+from typing import Any
 
 from scheduler.policy import ESI_LEVELS
 
@@ -116,6 +117,11 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def health(self) -> EngineHealth: ...
+
+    async def scheduling_in_force(self) -> dict[str, Any] | None:
+        """The policy, options and cost model the engine's scheduler runs (`Scheduling.to_dict`), read back from
+        that scheduler; None when the engine runs none of ours or is not started."""
+        return None
 
 
 def check_request(

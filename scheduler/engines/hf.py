@@ -29,6 +29,7 @@ from scheduler.engines.hf_scheduler import (
     register_scheduler,
 )
 from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
+from scheduler.scheduling_contract import Scheduling
 
 log = logging.getLogger(__name__)
 
@@ -310,6 +311,16 @@ class HFEngine(Engine):
         self.book.set_level(request_id, esi_level)
 
     # ----- observation ------------------------------------------------------------------------------------
+
+    async def scheduling_in_force(self) -> dict[str, Any] | None:
+        """The scheduling this engine's step scheduler runs: read from the scheduler class transformers steps with
+        (this process) once started, else from the config it will be made from; None under the stock scheduler."""
+        if self.config.scheduler != "semantic":
+            return None
+        running = self._expected_scheduler
+        if running is not None and hasattr(running, "options"):
+            return Scheduling(running.policy.name, running.options, running.cost_model).to_dict()
+        return Scheduling(self.config.policy, self.config.policy_options, self.config.cost_model).to_dict()
 
     def stats(self) -> EngineStats:
         per_level = dict.fromkeys(ESI_LEVELS, 0)

@@ -30,7 +30,8 @@ from scheduler.engines.base import (
     TokenChunk,
     check_request,
 )
-from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS
+from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
+from scheduler.scheduling_contract import SCHEDULING_KEY, Scheduling
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,9 @@ class VLLMEngineConfig:
     """"semantic" (ours) or "stock" (vLLM's own `policy="priority"`, for comparison)."""
     policy: str = DEFAULT_POLICY
     """The policy whose scheduling key each request's `priority` encodes ("semantic" or "semantic-strict")."""
+    policy_options: PolicyOptions = field(default_factory=PolicyOptions)
+    """Its options: they go into each request's priority here and, through vLLM's config, into our scheduler in the
+    engine core (limited preemption, the preemption cap, prefill deferral)."""
     max_model_len: int = 4096
     max_num_seqs: int = 64
     max_num_batched_tokens: int | None = None
@@ -80,6 +84,11 @@ class VLLMEngineConfig:
     dtype: str = "auto"
     additional_config: dict[str, Any] = field(default_factory=dict)
     cost_model: CostModel = field(default_factory=lambda: get_profile("a100-qwen1.5-4b"))
+
+    @property
+    def scheduling(self) -> Scheduling:
+        """The policy, its options and the cost model, as they travel to the engine core."""
+        return Scheduling(self.policy, self.policy_options, self.cost_model)
 
 
 SMALL_MACHINE_CPUS = 4
@@ -141,7 +150,7 @@ def engine_args(config: VLLMEngineConfig, executor: str | None = None) -> Any:
         enforce_eager=config.enforce_eager if config.enforce_eager is not None else executor == "cpu",
         skip_tokenizer_init=config.skip_tokenizer_init,
         dtype=config.dtype,
-        additional_config=dict(config.additional_config),
+        additional_config={**config.additional_config, SCHEDULING_KEY: config.scheduling.to_dict()},
         **options,
     )
 
@@ -330,7 +339,12 @@ class VLLMEngine(Engine):
             extra_args={"predicted_output_tokens": predicted_left},
         )
         priority = semantic_priority(
-            inflight.esi_level, len(prompt), predicted_left, self.config.cost_model, self.config.policy
+            inflight.esi_level,
+            len(prompt),
+            predicted_left,
+            self.config.cost_model,
+            self.config.policy,
+            self.config.policy_options,
         )
         attempt_id = f"{request.request_id}#{inflight.attempts}"
         try:
@@ -441,6 +455,15 @@ class VLLMEngine(Engine):
         self._end(inflight, _RESUBMIT)
 
     # ----- observation ------------------------------------------------------------------------------------
+
+    async def scheduling_in_force(self) -> dict[str, Any] | None:
+        """The scheduling our scheduler runs, read back from it inside the engine-core process (vLLM's utility call
+        on the engine core's `scheduler` attribute: `SemanticVLLMScheduler.__call__`). vLLM's stock scheduler runs
+        none of our options: None. Not started: None."""
+        if self._llm is None or self.config.scheduler == "stock":
+            return None
+        result: dict[str, Any] = await self._llm.engine_core.call_utility_async("scheduler")
+        return result
 
     def stats(self) -> EngineStats:
         per_level = dict.fromkeys(ESI_LEVELS, 0)

@@ -20,6 +20,11 @@ On top of the stock `policy="priority"` behaviour this scheduler:
 - is stage-aware: while the most urgent running request is decoding and only requests of a later band wait,
   prefills are deferred for that step (vLLM's `throttle_prefills`), for at most `max_deferred_steps` steps in a row;
 - does neither while vLLM's scheduler is paused (`pause_state`): the step is vLLM's own.
+
+The options (limited preemption, the preemption cap, `max_deferred_steps`) are read in `__init__` from vLLM's own
+config, `vllm_config.additional_config["triage_scheduling"]` (`scheduler.scheduling_contract`), which vLLM hands
+to the engine-core process; `scheduling()` reports them back, and vLLM's utility call reaches it from the client
+(`VLLMEngine.scheduling_in_force`).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from scheduler.policy import (
     level_of_priority,
     protection_holds,
 )
+from scheduler.scheduling_contract import Scheduling, scheduling_from_vllm_config
 
 
 def semantic_priority(
@@ -85,13 +91,31 @@ def urgency_key(request: Any) -> tuple[int, float]:
 class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
     """vLLM's V1 scheduler with the semantic additions described in the module docstring."""
 
-    options: PolicyOptions = PolicyOptions()
+    scheduling_in_force: Scheduling
+    """The policy, options and cost model this scheduler was built with (from vLLM's config, in `__init__`)."""
+    options: PolicyOptions
     """Limited preemption, the preemption cap and `max_deferred_steps` (prefills are deferred for at most that many
-    steps in a row, then one step lets them in: an endless stream of urgent decodes must not starve the rest)."""
+    steps in a row, then one step lets them in: an endless stream of urgent decodes must not starve the rest; 0 turns
+    deferral off)."""
     stage_aware: bool = True
     _deferred_in_a_row: int = 0
     prefill_capacity_bound: bool
     """vLLM's (set in its `__init__`); declared for the type checker, which cannot see into vLLM."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scheduling_in_force = scheduling_from_vllm_config(self.vllm_config.additional_config)
+        self.options = self.scheduling_in_force.options
+
+    def scheduling(self) -> dict[str, Any]:
+        """The scheduling this scheduler runs, as `Scheduling.to_dict` (read back by the engine adapter)."""
+        return self.scheduling_in_force.to_dict()
+
+    def __call__(self) -> dict[str, Any]:
+        """vLLM's utility call (`engine_core.call_utility_async(name)`) looks an attribute of the engine core up by
+        name and calls it; `call_utility_async("scheduler")` lands here, inside the engine-core process, and returns
+        `scheduling()`: the read-back of what runs there, not of what the client asked for."""
+        return self.scheduling()
 
     def add_request(self, request: Any) -> None:
         # vLLM's waiting heap (`Request.__lt__`) and its own OOM victim (`max(running, key=priority)`) read

@@ -34,6 +34,8 @@ from tests.app.stack import ROOT, Stack, signed_headers, wait_until
 
 SECRET = "whsec_" + base64.b64encode(b"readiness-storm-secret-32-bytes!").decode()
 ALL_OK = {"database": "ok", "redis": "ok", "workers": "ok", "engine": "ok"}
+ENGINE_1 = {"worker": "engine-1", "engine": None, "model": None, "scheduling": None}
+"""`beat_engine`'s worker in /readyz's `engines`: its beat names no engine and reports no scheduling."""
 
 
 @pytest.fixture
@@ -69,9 +71,13 @@ def test_readyz_reports_a_celery_worker_from_its_heartbeat(settings: Settings, r
         write_heartbeat(client, settings.queue_prefix, "celery@host-a", ttl_s=60)
         present = api.get("/readyz")
     assert missing.status_code == 503
-    assert missing.json() == {"ready": False, "checks": {**ALL_OK, "workers": "error: no Celery worker heartbeat"}}
+    assert missing.json() == {
+        "ready": False,
+        "checks": {**ALL_OK, "workers": "error: no Celery worker heartbeat"},
+        "engines": [ENGINE_1],
+    }
     assert present.status_code == 200
-    assert present.json() == {"ready": True, "checks": ALL_OK}
+    assert present.json() == {"ready": True, "checks": ALL_OK, "engines": [ENGINE_1]}
 
 
 def test_readyz_reports_no_celery_worker_once_its_heartbeat_expired(settings: Settings, redis_url: str) -> None:
@@ -278,7 +284,26 @@ def test_a_signed_call_is_classified_while_30_callers_loop_on_readyz(pipeline: S
     assert set(connections) == {1}
     assert broadcasts == []
     assert len(answers) >= 600
-    expected = {"ready": False, "checks": {**ALL_OK, "engine": f"error: {NO_ENGINE}"}}
+    expected = {"ready": False, "checks": {**ALL_OK, "engine": f"error: {NO_ENGINE}"}, "engines": []}
     assert {(status, json.dumps(answer, sort_keys=True)) for status, answer in answers} == {
         (503, json.dumps(expected, sort_keys=True))
     }
+
+
+def test_readyz_and_metrics_show_the_scheduling_each_engine_reports(settings: Settings, redis_url: str) -> None:
+    from scheduler.policy import PolicyOptions
+    from scheduler.scheduling_contract import Scheduling
+
+    scheduling = Scheduling("semantic-strict", PolicyOptions(max_preemptions=1, limited_preemption=None)).to_dict()
+    beat = {"ok": True, "detail": "running", "engine": "vllm", "model": "tiny", "scheduling": scheduling}
+    client = redis.Redis.from_url(redis_url)
+    client.set(f"{settings.queue_prefix}:{ENGINE_HEARTBEAT}:engine-2", json.dumps(beat), ex=60)
+    with uncached(settings) as api:
+        engines = api.get("/readyz").json()["engines"]
+        metrics = api.get("/metrics").text
+    assert engines == [{"worker": "engine-2", "engine": "vllm", "model": "tiny", "scheduling": scheduling}]
+    info = [line for line in metrics.splitlines() if line.startswith("triage_engine_scheduling_info{")]
+    assert info == [
+        'triage_engine_scheduling_info{cost_model="a100-qwen1.5-4b",engine="vllm",limited_preemption="none",'
+        'max_deferred_steps="4",max_preemptions="1",policy="semantic-strict",worker="engine-2"} 1.0'
+    ]

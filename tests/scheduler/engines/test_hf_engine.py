@@ -10,6 +10,7 @@ import pytest
 from scheduler.engines.base import EngineRequest, RequestRejectedError, check_engine_name
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.engines.tiny_models import build_tiny_llama
+from scheduler.scheduling_contract import Scheduling
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,9 @@ def test_semantic_scheduler_steps_the_engine_and_serves_the_urgent_request_early
         await engine.start()
         try:
             assert engine.scheduler_in_use.__name__ == "SemanticCBScheduler"
+            # Read back from the scheduler class transformers steps with.
+            in_force = await engine.scheduling_in_force()
+            assert in_force == Scheduling(cost_model=engine.config.cost_model).to_dict()
             outputs, first_tokens = await run_burst(engine)
         finally:
             await engine.stop()

@@ -33,6 +33,7 @@ from scheduler.engines.vllm_engine import (
     cpu_threads_environment,
     engine_args,
 )
+from scheduler.scheduling_contract import SCHEDULING_KEY, Scheduling
 
 T = TypeVar("T")
 WAIT_S = 180.0
@@ -140,6 +141,8 @@ def test_engine_args_carry_our_scheduler_the_priority_policy_and_the_cache_size(
     vllm_config = on_cpu.create_engine_config()
     assert vllm_config.kv_transfer_config.kv_connector == "OffloadingConnector"
     assert vllm_config.kv_transfer_config.kv_connector_extra_config == {"cpu_bytes_to_use": 2.0 * (1 << 30)}
+    # The scheduling reaches the VllmConfig the engine core builds our scheduler from (read in its `__init__`).
+    assert vllm_config.additional_config == {SCHEDULING_KEY: Scheduling().to_dict()}
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "3")
     assert engine_args(config, "cpu").kv_cache_memory_bytes is None  # vLLM reads the variable itself
     sized = VLLMEngineConfig(model=str(model_dir), kv_cache_gib=0.5, async_scheduling=False)

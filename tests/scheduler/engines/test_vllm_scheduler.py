@@ -19,6 +19,7 @@ from scheduler.policy import (
     MAX_ENCODED_MS,
     PRIORITY_SCALE,
     UNENCODED_PRIORITY,
+    PolicyOptions,
     band_of_priority,
     encode_priority,
     level_of_priority,
@@ -158,7 +159,7 @@ def test_prefills_are_deferred_for_a_bounded_number_of_steps(workdir: Path) -> N
     step(scheduler)
     scheduler.add_request(make_request("routine", 40, 20, prio(4), 0.5, 20))
     first_routine_step = next(n for n in range(1, 20) if "routine" in step(scheduler).num_scheduled_tokens)
-    assert first_routine_step == SemanticVLLMScheduler.options.max_deferred_steps + 1
+    assert first_routine_step == scheduler.options.max_deferred_steps + 1 == PolicyOptions().max_deferred_steps + 1
 
 
 # ----- defects found by running vLLM's own tests and a stress test against ours -------------------------------------
