@@ -29,6 +29,7 @@ from app.engine_worker.outcomes import (
     when_accepted,
     write_guidance,
 )
+from app.engine_worker.scheduling_beat import scheduling_beat
 from app.engine_worker.startup import start_engine
 from app.guidance.cards import Card
 from app.guidance.checker import check_guidance
@@ -384,6 +385,7 @@ class EngineWorker:
                 "mean_step_s": stats.mean_step_s,
                 "restarts": health.restarts,
                 "drain_rate": self.drain.rate(),
+                **(await scheduling_beat(self.engine)),
             }
             try:
                 await asyncio.to_thread(self.client.set, key, json.dumps(beat), ex=HEARTBEAT_TTL_S)
