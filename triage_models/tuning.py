@@ -87,7 +87,7 @@ def _rank(figures: dict[str, SourceFigures]) -> tuple[int, float]:
     return (3, exact)
 
 
-def tune_policy(cases: Sequence[TuningCase], resource_step: str = "count") -> DecisionPolicy:
+def tune_policy(cases: Sequence[TuningCase], resource_step: str = "model") -> DecisionPolicy:
     """The grid's best policy by `_rank` for a decision point C (`DecisionPolicy.resource_step`), with the calm limit
     at the cases' share of ESI 1-2; the default policy when there are no cases."""
     if not cases:
