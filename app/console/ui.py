@@ -345,7 +345,7 @@ class _Handlers:
         except ActionError as error:
             return f"**Refused:** {error}", gr.update(), gr.update(), gr.update()
         if self.settings.redis_url is not None:
-            try_hand_over(incident_id)
+            try_hand_over(incident_id, text)
         return f"Accepted: incident {incident_id}. The form is ready for the next call.", "", "", ""
 
     def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any]:

@@ -178,5 +178,5 @@ async def intake(
     else:
         metrics.accepted.labels(source).inc()
         if heap is not None:
-            background.add_task(try_hand_over, incident_id)
+            background.add_task(try_hand_over, incident_id, message.text)
     return IntakeAccepted(incident_id=incident_id, duplicate=duplicate)
