@@ -128,9 +128,13 @@ def test_a_minor_call_shows_no_card(session: Session, url: str, monkeypatch: pyt
     assert "protocol-card" not in view
 
 
+SAME_ORIGIN = {"Origin": "http://testserver"}
+"""The console's own origin, as a browser sends it on every POST (the cross-origin check refuses others)."""
+
+
 def gradio_action(client: TestClient, api_name: str, data: list[object]) -> str:
     """Call a console handler over Gradio's API as the signed-in user; the text of its answer."""
-    started = client.post(f"/console/gradio_api/call/{api_name}", json={"data": data})
+    started = client.post(f"/console/gradio_api/call/{api_name}", json={"data": data}, headers=SAME_ORIGIN)
     assert started.status_code == 200, started.text
     stream = client.get(f"/console/gradio_api/call/{api_name}/{started.json()['event_id']}")
     assert stream.status_code == 200 and "event: complete" in stream.text, stream.text
