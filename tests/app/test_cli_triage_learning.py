@@ -26,21 +26,21 @@ from triage_models.pipeline import TriageModel, Triager, train_model
 
 runner = CliRunner()
 
-SPEECH = (
-    "caller says her father keeps saying the words come out wrong since lunch",
-    "caller says her husband keeps saying the words come out wrong since breakfast",
-    "caller says his wife says her words come out wrong this morning",
-    "caller says my dad keeps saying his words come out wrong since noon",
-    "caller says her mother says the words come out all wrong since her nap",
-    "daughter says her father keeps saying the words come out wrong for an hour",
-    "caller says his grandmother says her words are coming out wrong today",
-    "caller says her husband keeps saying the words come out wrong since dinner",
-    "caller says the neighbour keeps saying his words come out wrong since he woke",
-    "caller says her uncle says the words come out wrong since the phone call",
-    "son says his mother keeps saying the words come out wrong this afternoon",
-    "caller says her partner keeps saying the words come out wrong since the walk",
+FLOATERS = (
+    "caller says her father keeps seeing flashing lights and new floaters since lunch",
+    "caller says her husband keeps seeing flashing lights and new floaters since breakfast",
+    "caller says his wife says she sees flashing lights and new floaters this morning",
+    "caller says my dad keeps seeing flashing lights and new floaters since noon",
+    "caller says her mother says she sees flashing lights and new floaters since her nap",
+    "daughter says her father keeps seeing flashing lights and new floaters for an hour",
+    "caller says his grandmother says she is seeing flashing lights and new floaters today",
+    "caller says her husband keeps seeing flashing lights and new floaters since dinner",
+    "caller says the neighbour keeps seeing flashing lights and new floaters since he woke",
+    "caller says her uncle says he sees flashing lights and new floaters since the phone call",
+    "son says his mother keeps seeing flashing lights and new floaters this afternoon",
+    "caller says her partner keeps seeing flashing lights and new floaters since the walk",
 )
-NEW_SPEECH = "caller says her grandfather keeps saying the words come out wrong since tea time"
+NEW_FLOATERS = "caller says her grandfather keeps seeing flashing lights and new floaters since tea time"
 OLD_KIND = "caller says the parking meter kept his bus pass and he is upset"
 RECENT = dt.datetime(2026, 11, 10, 9, 0, tzinfo=dt.UTC)
 OLD = dt.datetime(2026, 10, 1, 9, 0, tzinfo=dt.UTC)
@@ -78,7 +78,7 @@ def _audit_log(root: Path) -> None:
     """12 recent overrides of the words-come-out-wrong kind to ESI 2, and 3 old ones (before --since) to ESI 5."""
     url = f"sqlite:///{root / 'triage.db'}"
     Base.metadata.create_all(make_engine(url))
-    for index, text in enumerate(SPEECH):
+    for index, text in enumerate(FLOATERS):
         _override(url, index, text, 2, RECENT + dt.timedelta(hours=index))
     for index in range(3):
         _override(url, 100 + index, f"{OLD_KIND} ({index})", 5, OLD + dt.timedelta(hours=index))
@@ -111,12 +111,12 @@ def retrained(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -
 
 
 def test_the_base_model_does_not_put_the_new_kind_at_the_dispatchers_level(retrained: Retrained) -> None:
-    assert Triager(retrained.serving).classify(NEW_SPEECH).esi_level > 2
+    assert Triager(retrained.serving).classify(NEW_FLOATERS).esi_level > 2
 
 
 def test_retrain_learns_the_dispatchers_level_and_reports_held_out_agreement(retrained: Retrained) -> None:
     candidate = TriageModel.load(retrained.candidate_dir)
-    assert Triager(candidate).classify(NEW_SPEECH).esi_level == 2
+    assert Triager(candidate).classify(NEW_FLOATERS).esi_level == 2
     report = retrained.report
     assert json.loads((retrained.candidate_dir / "report.json").read_text()) == report
     assert report["candidate"]["version"] == candidate.version != report["serving"]["version"]
