@@ -55,8 +55,10 @@ def too_large(limit: int) -> Refusal:
 
 class BodyLimitMiddleware:
     """Refuses a declared Content-Length over the path's limit before the app runs, and counts the bytes of a
-    streamed body, answering 413 instead of whatever the app would have answered once they pass the limit. The whole
-    body is due within `timeout_s` (None: no deadline) of the request's start (every path, intake too), else 408."""
+    streamed body, answering 413 instead of whatever the app would have answered once they pass the limit. The client
+    has `timeout_s` (None: no deadline) in all to send the body, counted only while the app waits for it (every path,
+    intake too), else 408: a slow sender is let go, while a call the server is slow to read (a busy machine, a full
+    thread pool) is never refused for the server's own delay."""
 
     def __init__(
         self,
@@ -81,19 +83,23 @@ class BodyLimitMiddleware:
             await refuse(send, too_large(limit))
             return
         timeout_s = self.timeout_s
-        deadline = asyncio.get_running_loop().time() + (timeout_s if timeout_s is not None else 0.0)
+        waited = 0.0
         received, refusal, body_done, started, refused = 0, None, False, False, False
 
         async def counted() -> Message:
-            nonlocal received, refusal, body_done
+            nonlocal received, refusal, body_done, waited
             if body_done or timeout_s is None:  # after the body only a disconnect can come: not bounded
                 message = await receive()
             else:
+                clock = asyncio.get_running_loop().time
+                began = clock()
                 try:
-                    message = await asyncio.wait_for(receive(), max(deadline - asyncio.get_running_loop().time(), 0))
+                    message = await asyncio.wait_for(receive(), max(timeout_s - waited, 0))
                 except TimeoutError:
                     refusal = 408, f"body not received within {timeout_s:g} s"
                     raise BodyTooSlowError from None
+                finally:
+                    waited += clock() - began
             if message["type"] == "http.request" and not body_done:
                 received += len(message.get("body", b""))
                 body_done = not message.get("more_body", False)

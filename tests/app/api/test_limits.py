@@ -128,3 +128,39 @@ def test_an_app_that_swallows_the_error_still_answers_413() -> None:
     assert json.loads(sent[1]["body"]) == {"detail": "body over 100 bytes"}
     sent = run_asgi(middleware, [b"x" * 50, b"x" * 50])
     assert sent[0]["status"] == 200 and json.loads(sent[1]["body"]) == {"read": True}
+
+
+def test_only_the_clients_time_counts_against_the_body_deadline() -> None:
+    """A server slow to read a call (a busy machine, a full thread pool) never refuses it for its own delay; a client
+    slow to send is refused once its own waiting passes the deadline."""
+
+    async def busy(scope: Scope, receive: Receive, send: Send) -> None:
+        await asyncio.sleep(2.0)  # the app reads the body late: the server's delay, not the client's
+        body = await Request(scope, receive).body()
+        await JSONResponse({"read": len(body)})(scope, receive, send)
+
+    sent = run_asgi(BodyLimitMiddleware(busy, default=100, timeout_s=1.0), [b"x" * 10])
+    assert sent[0]["status"] == 200 and json.loads(sent[1]["body"]) == {"read": 10}
+
+    async def trickle(scope: Scope, receive: Receive, send: Send) -> None:
+        body = await Request(scope, receive).body()
+        await JSONResponse({"read": len(body)})(scope, receive, send)
+
+    async def slow_client() -> list[Message]:
+        chunks = [b"x", b"x", b"x"]
+        sent: list[Message] = []
+
+        async def receive() -> Message:
+            await asyncio.sleep(0.6)  # the client: a byte now and then
+            chunk = chunks.pop(0)
+            return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
+
+        async def send(message: Message) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/v1/intake/cad", "headers": []}
+        await BodyLimitMiddleware(trickle, default=100, timeout_s=1.0)(scope, receive, send)
+        return sent
+
+    slow = asyncio.run(slow_client())
+    assert slow[0]["status"] == 408 and json.loads(slow[1]["body"]) == {"detail": "body not received within 1 s"}
