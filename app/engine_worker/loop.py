@@ -188,6 +188,9 @@ class EngineWorker:
         except Exception as error:  # the engine's, or anything else: every kind counts toward the same cap
             if not isinstance(error, EngineError):
                 log.exception("engine worker failed on %s", incident_id)
+            # A stream given up (the database away mid-write) leaves its request in the engine: ended here, so that the
+            # next delivery of the incident is served anew instead of refused as already in the engine.
+            self.engine.abort(incident_id)
             self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
             try:
                 await self._delivery_failed(item, f"{type(error).__name__}: {error}", outage=is_outage(error))
