@@ -38,7 +38,14 @@ from app.guidance.prompt import GROUNDED_PROMPT_VERSION, GUIDANCE_PROMPT_VERSION
 from app.metrics import count_engine, record_observation
 from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
 from app.settings import Settings
-from scheduler.engines.base import Engine, EngineError, EngineRequest, RequestRejectedError, TokenChunk
+from scheduler.engines.base import (
+    Engine,
+    EngineError,
+    EngineRequest,
+    RequestInFlightError,
+    RequestRejectedError,
+    TokenChunk,
+)
 from scheduler.redis_heap import HeapItem
 from scheduler.shedding import DrainMeter
 
@@ -188,9 +195,6 @@ class EngineWorker:
         except Exception as error:  # the engine's, or anything else: every kind counts toward the same cap
             if not isinstance(error, EngineError):
                 log.exception("engine worker failed on %s", incident_id)
-            # A stream given up (the database away mid-write) leaves its request in the engine: ended here, so that the
-            # next delivery of the incident is served anew instead of refused as already in the engine.
-            self.engine.abort(incident_id)
             self.serving.pop(incident_id, None)  # before the release: a pop that follows must serve it anew
             try:
                 await self._delivery_failed(item, f"{type(error).__name__}: {error}", outage=is_outage(error))
@@ -221,6 +225,11 @@ class EngineWorker:
         queue_wait_s = max(0.0, (handed_wall - (loaded.queued_at or accepted)).total_seconds())
         try:
             stream = self.engine.submit(request)
+        except RequestInFlightError as error:
+            # An earlier delivery's request is still in the engine (its stream given up when the database went away
+            # mid-write): handed back uncounted, to be served once that request is done, never failed for it.
+            await self._delivery_failed(item, str(error), outage=True)
+            return
         except RequestRejectedError as error:
             await asyncio.to_thread(self._fail, incident_id, item, str(error), queue_wait_s, accepted)
             return

@@ -23,6 +23,10 @@ class RequestRejectedError(ValueError):
     """A request the engine can never serve (e.g. larger than its whole KV cache); the engine itself is fine."""
 
 
+class RequestInFlightError(RequestRejectedError):
+    """A request whose id the engine is still serving: refused now, servable once that one is done."""
+
+
 @dataclass(frozen=True, slots=True)
 class EngineRequest:
     """What to generate and how urgent it is; `predicted_output_tokens` comes from the triage models."""
@@ -137,7 +141,7 @@ def check_request(
     if any(not 0 <= token < vocab_size for token in request.prompt_token_ids):
         raise RequestRejectedError(f"request {request.request_id} has token ids outside the model's vocabulary")
     if request.request_id in in_flight:
-        raise RequestRejectedError(f"request {request.request_id} is already in the engine")
+        raise RequestInFlightError(f"request {request.request_id} is already in the engine")
 
 
 def check_engine_name(name: str) -> str:
