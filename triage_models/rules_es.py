@@ -150,7 +150,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bparo (?:cardiac[oa]|cardiorrespiratorio|del corazon|al corazon)\b",
             r"\b(?:le dio|tuvo|le esta dando|sufrio|hizo|le vino) un paro\b(?! (?:respiratorio|de \w+))"
             + _HISTORY_AHEAD,
-            r"\bcodigo azul\b",
+            r"\bcodigo azul\b|\bsin signos (?:vitales|de vida)\b",
             r"\bno (?:tiene|hay|le (?:siento|escucho|oigo|encuentro)) (?:el |los )?(?:latido|latidos|corazon"
             r"|signos vitales|senales de vida|signos de vida)\b",
             r"\bno le late el corazon\b|\b(?:su|el) corazon no (?:le )?late\b|\bcorazon dejo de latir\b",
@@ -199,7 +199,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bno (?:lo|la|le) (?:puedo|podemos|pueden|pude|pudimos) despertar\b|\bno (?:puedo|podemos|pueden)"
             r" despertarl[oa]\b|\bno hay (?:manera|forma) de despertarl[oa]\b",
             r"\bno (?:vuelve|ha vuelto|volvia|regresa) en si\b",
-            r"\b(?:esta|sigue|continua|todavia esta|aun esta) desmayad[oa]\b",
+            r"\b(?:esta|sigue|continua|todavia esta|aun esta) (?:desmayad[oa]|privad[oa])\b",
             r"\b(?:solo|nada mas|nomas|unicamente) (?:responde|reacciona) al dolor\b"
             r"|\b(?:responde|reacciona) (?:solo|nada mas|unicamente) al dolor\b",
         ),
@@ -256,6 +256,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|la boca)\b",
             r"\b(?:lengua|labios?) (?:se le |se )?(?:esta |estan )?(?:hinch|inflam)\w{0,6}\b",
             r"\bhinchazon (?:de|en) (?:la )?(?:garganta|lengua)\b",
+            r"\bse le (?:hincho|hincharon|esta hinchando|estan hinchando)\b[^.]{0,20}\b(?:la garganta|la lengua)\b",
         ),
     ),
     "A-SEIZURE-ONGOING": SpanishWording(
@@ -273,6 +274,8 @@ _A_RULES: dict[str, SpanishWording] = {
     "A-HANGING-DROWNING": SpanishWording(
         (
             r"\bahorcad[oa]\b(?! por)|\bse (?:ahorco|esta ahorcando)\b|\bse colgo (?:de|del|con)\b"
+            r"|\bse colgo(?= *(?:[.,;!?]|$))"
+            r"|\b(?:(?:lo|la) )?encontr\w{0,5}(?: a \w+(?: \w+)?)? colgad[oa]\b|\besta colgad[oa] (?:de|del)\b"
             r"|\bcolgad[oa] (?:del cuello|de una (?:soga|cuerda|viga|sabana)|del techo|de la regadera)\b",
             r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|a)\b[^.]{0,30}\b" + _WATER + r"\b",
             r"\b" + _WATER + r"\b[^.]{0,40}\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|aba|a)\b",
@@ -302,7 +305,8 @@ _DRUGS = (
     r"|antidepresivos?|calmantes?)"
 )
 _SUBSTANCES = (
-    r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?"
+    r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?|pilas?"
+    r"|baterias?"
     r"|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
     r"|limpiaparabrisas|frenos)|aceite de lampara|queroseno|kerosen[oe]|gasolina|diesel|thinner|tiner|aguarras"
     r"|solvente|destapacanos|destapa ?canos|limpiahornos|sosa caustica|soda caustica|lejia|caustic[oa]"
@@ -314,7 +318,7 @@ _SUBSTANCES = (
 )
 _INGEST = (
     r"(?:se (?:trago|comio|tomo|bebio|metio a la boca)|trago|tragado|tragando|se esta tragando|comio|comido"
-    r"|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
+    r"|tomo|tomado|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
 )
 # A few words between a verb and its object, never across a conjunction ("comio y luego limpiamos con cloro").
 _WORD_GAP = r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b)[\w'/-]+){0,4}?\s+"
@@ -361,6 +365,10 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bconvuls\w{0,8}\b(?! desde (?:nin[oa]|chic[oa]|pequen[oa]|hace anos|siempre))" + _HISTORY_AHEAD,
             r"\b(?:ataque|crisis)(?: \w+)? (?:epileptic[oa]|de epilepsia|convulsiv[oa])\b",
             r"\ble (?:dio|da|esta dando|vino) (?:la |un )?epilepsia\b",
+            # "ataque" alone may be a heart attack or panic; with shaking or rolled-back eyes it is a seizure.
+            r"\b(?:le dio|le esta dando|tuvo|le vino) un ataque\b(?! (?:de (?:panico|nervios|ansiedad|tos|risa|asma"
+            r"|celos|histeria|rabia|ira|llanto)|al corazon|cardiaco))[^.]{0,30}\b(?:tembl\w{0,5}|sacud\w{0,6}|espuma"
+            r"|ojos (?:en blanco|volteados|para atras)|se puso (?:ties[oa]|rigid[oa]))",
             r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
         ),
     ),
@@ -398,7 +406,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b[^.]{0,15}\b(?:debilidad"
             r"|adormecimiento|entumecimiento|confusion|confundid[oa]|no (?:puede|pudo) (?:hablar|caminar|ver|mover"
             r"|levantar)|se le durmio (?:el|la|medio))",
-            r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji",
+            r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji|\bdisartri",
+            r"\bdesviacion de (?:la )?comisura (?:labial|bucal)\b",
         ),
     ),
     "B-VISION-LOSS": SpanishWording(
@@ -430,6 +439,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|en el"
             r"|en su|en mi) pecho\b",
             r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)(?: \w+){0,2}? pecho\b",
+            r"\bdolor (?:\w+ )?(?:toracico|precordial|retroesternal)\b",
             r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
             r"\b(?:elefante|peso|piedra|algo pesado) (?:encima|sobre) (?:del |el |de su |de mi |su |mi )?pecho\b"
             r"|\bcomo si (?:le|me) (?:aplastaran|apretaran) el pecho\b",
@@ -473,7 +483,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-GI-BLEEDING": SpanishWording(
         (
             r"\b(?:vomit\w{0,5}|devolv\w{0,5}|devuelve|arroj\w{0,5}|tosiendo|tose|tosio|guacare\w{0,5})"
-            r"(?: \w+){0,2}? sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b",
+            r"(?: \w+){0,2}? sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b"
+            r"|\bmelenic[oa]s?\b",
             r"\b(?:echa|echando|echo|saca|sacando) sangre por la boca\b",
             r"\b(?:heces|popo|caca|evacuaciones|excremento|deposiciones|diarrea) (?:muy |bien )?(?:negras?|negros?"
             r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
@@ -500,6 +511,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SUICIDAL": SpanishWording(
         (
             r"\bsuicid\w{0,5}\b",
+            r"(?!\b(?:se|me) quiere morir de |\bme quiero morir de )"
             r"\b(?:se|me) (?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba"
             r"|amenaza con|amenazo con|dice que (?:se )?va a) (?:matar|morir|suicidar|quitar la vida|ahorcar|colgar"
             r"|cortar las venas|tirar (?:de|del|desde|por|al|frente)|aventar (?:de|del|desde|por|al|frente)"
@@ -510,7 +522,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|cortarse las venas|envenenarse|hacerse dano|lastimarse|hacerme dano|darse un tiro|pegarse un tiro"
             r"|(?:tirarse|aventarse|lanzarse) (?:de|del|desde|por|frente|delante|a las vias|al tren|al metro"
             r"|al rio))\b",
-            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b|\bquiere(?:n)? morir(?:se)?\b"
+            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b|\bquiere(?:n)? morir(?:se)?\b(?! de"
+            r" (?:la )?(?:verguenza|risa|pena|hambre|sueno|calor|frio|aburrimiento|miedo|dolor|ganas))"
             r"|\b(?:estaria|estariamos|estarian) mejor muert[oa]s?\b",
             r"\bautolesi\w{0,4}|\bse (?:auto)?lesion\w{0,3}\b|\bse (?:corto|esta cortando|cortaba) (?:las venas"
             r"|las munecas|la muneca|el cuello|los brazos)\b|\bse hizo dano (?:a proposito|a si mism[oa])\b",
@@ -561,6 +574,9 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-DOMESTIC-VIOLENCE": SpanishWording(
         (
+            r"\b(?:me|la|lo|le|nos) (?:golpe\w{0,4}|peg(?:o|aba)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo"
+            r"|abofeteo|empujo|madreo)\b[^.]{0,10}?\b(?:su|mi|el|la) (?:novio|novia|esposo|esposa|marido|pareja"
+            r"|ex\w{0,7}|concubin[oa]|padrastro|madrastra|cuidador[a]?)\b",
             r"\bviolencia (?:domestica|intrafamiliar|familiar|de genero|de pareja)\b|\b(?:disputa|pleito|pelea"
             r"|disturbio) (?:domestic[oa]|familiar|conyugal|de pareja)\b",
             r"\b(?:novio|novia|esposo|esposa|marido|pareja|ex|exesposo|exesposa|exnovio|exnovia|exmarido|expareja"
@@ -609,6 +625,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b[^.]{0,15}\b(?:"
             + _VEHICLE
             + r"|parabrisas|ventana|caballo|cuatrimoto)\b",
+            r"\bse (?:volteo|volco|volcaron|voltearon) (?:el|la|su|un|una) " + _VEHICLE + r"\b",
             r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b[^.]{0,20}\b(?:se volteo|se volc\w{0,3}|volc\w{0,3}"
             r"|dio (?:\w+ )?vueltas|quedo (?:de cabeza|volteado|volteada|al reves|con las llantas (?:para|hacia)"
             r" arriba))",
@@ -669,7 +686,8 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b[^.]{0,30}\b(?:poco profund\w{0,3}"
             r"|bajit[oa]|lado bajo|parte baja|" + _WATER + r")\b",
-            r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b",
+            r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b"
+            r"|\bse (?:echo|tiro|avento|lanzo|dio) (?:un )?clavado\b",
         ),
         context=(
             r"\bcuello\b|\bnuca\b|\bcervical\b|\bcolumna\b|\bhormigue\w{0,4}|\bentumi\w{0,4}|\badormec\w{0,5}"
@@ -691,7 +709,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r" comporta) (?:muy )?(?:raro|rara|extrano|extrana)\b",
             r"\bse (?:desmayo|privo|desvanecio|quedo privad[oa])\b|\bdesmay\w{0,4}\b|\bperdio (?:el )?(?:conocimiento"
             r"|sentido|la conciencia)\b|\bsincope\b",
-            r"\bse (?:desplomo|colapso)\b|\bcolaps\w{0,4}\b",
+            r"\bse (?:desplomo|colapso)\b|\bcolaps\w{0,4}\b|\bperdida (?:del estado )?de (?:la )?(?:conciencia"
+            r"|alerta|conocimiento)\b|\bdeterioro (?:del estado )?de (?:la )?conciencia\b",
             r"\b(?:entra y sale|pierde y recupera) (?:de )?(?:la )?conciencia\b|\bresponde (?:solo |nada mas )?a la"
             r" voz\b|\bno esta en sus cinco sentidos\b|\bestado mental alterado\b|\bcambio (?:en su|de) (?:estado"
             r" mental|conducta|comportamiento)\b",
@@ -843,7 +862,8 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\bya se (?:le )?ve la cabe(?:za|cita)\b|\bse (?:le )?ve la cabe(?:za|cita) del bebe\b|\bcoronando\b",
             r"\bya (?:viene|va a nacer|esta naciendo|esta saliendo) el bebe\b|\bel bebe (?:ya )?(?:viene|esta saliendo"
-            r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b",
+            r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b"
+            r"|\ba punto de (?:dar a luz|parir|nacer)\b",
             _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
             r"|(?:ve|veo) borroso|convulsi\w{0,6})",
             _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
@@ -874,7 +894,8 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles|privadas))\b[^.]{0,20}?\b(?:dolor"
             r"|duele|duelen|hinchad[oa]s?|inflamad[oa]s?|torsion|torcid[oa])\b",
-            r"\b(?:dolor|hinchazon|inflamacion)\b[^.]{0,20}?\b(?:testicul\w{0,3}|escrot\w{0,2}|partes (?:intimas"
+            r"\b(?:dolor|hinchazon|inflamacion|duele|duelen)\b[^.]{0,20}?\b(?:testicul\w{0,3}|escrot\w{0,2}"
+            r"|partes (?:intimas"
             r"|nobles|privadas))\b",
             r"\btorsion\b(?! de (?:tobillo|rodilla|muneca|pie|cuello))",
         ),
@@ -918,7 +939,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bquemaduras? (?:grandes|extensas|graves|severas|de tercer grado|muy grandes)\b|\b(?:gran|grandes"
             r"|extensas|graves|severas) quemaduras?\b|\bquemad[oa] (?:en|por) todo el cuerpo\b",
             r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b[^.]{0,60}\b(?:quem"
-            r"|humo)|\bse (?:incendio|quemo) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem|humo)",
+            r"|humo)|\bse (?:incendio|quemo|esta incendiando|esta quemando) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem"
+            r"|humo)"
+            r"|\bcasa se (?:esta )?(?:incendi|quem)\w{0,4}\b[^.]{0,60}\b(?:quem|humo)",
             r"\binhal\w{0,5} (?:de )?(?:mucho )?humo\b|\b(?:aspiro|trago|respiro) mucho humo\b|\bintoxicacion por"
             r" humo\b",
         ),
@@ -926,7 +949,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-TEMPERATURE-EXTREME": SpanishWording(
         (
             r"\bhipoterm\w{0,3}\b|\bgolpe de calor\b|\bhiperterm\w{0,3}\b",
-            r"\b(?:lo|la) encontr\w{0,5} (?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio|a la"
+            r"\b(?:lo|la) encontr\w{0,5} (?:tirad[oa] )?(?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio"
+            r"|a la"
             r" intemperie)\b[^.]{0,30}\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
         ),
     ),
@@ -1067,7 +1091,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\babstinencia (?:alcoholica|de alcohol|al alcohol|del alcohol|de benzodiacepinas|de clonazepam"
             r"|de alprazolam|de pastillas para dormir)\b|\b(?:dejo|ha dejado|dejar) (?:de (?:tomar|beber) (?:alcohol"
             r"|licor|cerveza|de golpe)|el alcohol|la bebida|el trago|el pisto|las benzodiacepinas|el clonazepam"
-            r"|el alprazolam|el rivotril)\b",
+            r"|el alprazolam|el rivotril)\b|\b(?:dejo|ha dejado) de (?:tomar|beber)\b(?! (?:su|sus|la|las|el|los|esa"
+            r"|esas"
+            r"|ese|esos|medicina|medicamento|pastillas|agua|leche))",
         ),
         context=(
             r"\btembl\w{0,5}|\btembladera\b|\btemblores?\b|\bsacudid\w{0,3}|\balucin\w{0,6}|\bve (?:bichos|animales"
