@@ -45,7 +45,24 @@ SPANISH_NEGATIVE_FORM = r"\b(?:no|ni|sin|nunca|dejo de|deja de|ha dejado de|paro
 """Which patterns state a red flag as a negation ("no respira", "sin pulso"): their matches are masked before
 negation scopes are looked for, as rules._NEGATIVE_FORM does for the English ones."""
 
-# Shared wording. Every gap is bounded ([^.]{0,40}) so matching stays linear-time.
+# Gaps between two findings, or between a subject and what is said of it, never cross a negation word: "el brazo
+# izquierdo no esta debil" is no stroke sign, and a red flag worded as a negation is masked whole, so its span must
+# not swallow the negation of the finding after it ("no le ha bajado la regla, no tiene sangrado").
+_NEGATION_WORD = r"(?:no|ni|sin|nunca|jamas|tampoco|niega|nego)\b"
+
+
+def _gap(chars: int, lazy: bool = False) -> str:
+    """Up to `chars` characters within one sentence, stopping before any negation word."""
+    return rf"(?:(?!\b{_NEGATION_WORD})[^.]){{0,{chars}}}" + ("?" if lazy else "")
+
+
+def _words(count: int, space_first: bool = True) -> str:
+    """Up to `count` words (fewest first), none of them a negation word."""
+    word = rf"(?!{_NEGATION_WORD})\w+"
+    return (rf"(?: {word})" if space_first else rf"(?:{word} )") + rf"{{0,{count}}}?"
+
+
+# Shared wording. Every gap is bounded (" + _gap(40) + r") so matching stays linear-time.
 _NUMBER_1_12 = r"(?:[1-9]|1[0-2]|un|una|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce)"
 _CHILD_WORD = (
     r"(?:bebe|bebes|bebita|bebito|nene|nena|nino|nina|ninos|ninas|ninito|ninita|criatura|chiquillo|chiquilla"
@@ -81,7 +98,9 @@ _INFANT = (
     r"\b" + _WEEKS_4_12 + r" semanas de (?:nacid[oa]|vida|edad)\b",
     r"\b" + _CHILD_WORD + r" de (?:" + _WEEKS_4_12 + r" semanas|" + _MONTHS_1_2 + r" mes(?:es)?)\b",
     r"\b" + _MONTHS_1_2 + r" mes(?:es)? de (?:nacid[oa]|vida|edad)\b",
-    r"\b(?:bebe|nin[oa]|hij[oa]|nene|nena)\b[^.]{0,20}\btiene (?:"
+    r"\b(?:bebe|nin[oa]|hij[oa]|nene|nena)\b"
+    + _gap(20)
+    + r"\btiene (?:"
     + _MONTHS_1_2
     + r" mes(?:es)?|"
     + _WEEKS_4_12
@@ -135,9 +154,10 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\b(?:apenas|casi no|casi ni) respira\b",
             r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
             # Abnormal breathing in someone who does not respond is treated as not breathing (dispatch protocol).
-            r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando|como ronquido)\b[^.]{0,40}?"
-            r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
-            r"\bno (?:responde|despierta|reacciona|contesta)\b[^.]{0,40}?\b(?P<also>respira (?:muy )?(?:raro|feo"
+            r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando"
+            r"|como ronquido)\b" + _gap(40, lazy=True) + r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
+            r"\bno (?:responde|despierta|reacciona"
+            r"|contesta)\b" + _gap(40, lazy=True) + r"\b(?P<also>respira (?:muy )?(?:raro|feo"
             r"|extrano|rarito|con dificultad|roncando|como ronquido))\b",
         ),
     ),
@@ -165,15 +185,17 @@ _A_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:haciendo|hacer|hago|hace|hacen|hacemos|hicieron|hizo|hice|haciendole|dando|dar|doy|da|dan|damos"
             r"|dieron|dandole|empez\w{0,5}|comenz\w{0,5}|inici\w{0,5}|sigue|siguen|seguimos|sigo|continua\w{0,3}"
-            r"|practic\w{0,5}|aplic\w{0,5})\b[^.]{0,25}(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
+            r"|practic\w{0,5}"
+            r"|aplic\w{0,5})\b" + _gap(25) + r"(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
             r"(?<!taller de )(?<!certificado de )(?<!certificacion de )\b(?:rcp|reanimacion cardiopulmonar"
             r"|resucitacion cardiopulmonar|masaje cardiaco|compresiones(?: toracicas| en el pecho| de pecho)?"
             r"|respiracion (?:de )?boca a boca|boca a boca)\b",
             r"\brcp (?:en curso|en progreso|en marcha|iniciada|activa|continua|por (?:testigos|familiares|bomberos"
             r"|la familia|paramedicos|la policia))\b",
             r"\b(?:lo|la|le|les) (?:desfibrilaron|desfibrilo|desfibrile|desfibrilamos|cardiovirtieron)\b",
-            r"\b(?:dea|desfibrilador externo|desfibrilador automatico)\b[^.]{0,20}\b(?P<also>(?:le |lo |la )?(?:dio"
-            r"|dieron|dimos|di|aplico|aplicamos)(?: \w+){0,2}? (?:descargas?|choques?)|descarg\w{0,5}"
+            r"\b(?:dea|desfibrilador externo|desfibrilador automatico)\b" + _gap(20) + r"\b(?P<also>(?:le |lo "
+            r"|la )?(?:dio"
+            r"|dieron|dimos|di|aplico|aplicamos)" + _words(2) + r" (?:descargas?|choques?)|descarg\w{0,5}"
             r"|recomend\w{0,4} (?:una )?descarga)\b",
             r"\b(?:le |lo |la )?(?:dieron|dimos|di) (?:una |un |dos |tres |\d+ )?descargas?\b(?! electric)",
             r"\bmarcapasos (?:externo|transcutaneo)\b|\bestimulacion transcutanea\b|\bdescompresion con aguja\b",
@@ -211,8 +233,8 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|camina|subir|sube|ejercicio|esfuerzo|hablar|toser))|\bahogandose\b|\batragantandose\b",
             r"\bse (?:ahogo|ahoga|atraganto|atraganta|atoro|atora|trabo) con\b",
             r"\bse (?:atraganto|atraganta)\b|\batragantad[oa]\b",
-            r"\b(?:atorad[oa]|atascad[oa]|trabad[oa]|atravesad[oa]|atoro|atora|atasco|trabo|atraveso)\b[^.]{0,25}?"
-            r"\ben (?:la|su|mi) garganta\b",
+            r"\b(?:atorad[oa]|atascad[oa]|trabad[oa]|atravesad[oa]|atoro|atora|atasco|trabo"
+            r"|atraveso)\b" + _gap(25, lazy=True) + r"\ben (?:la|su|mi) garganta\b",
             r"\bse le (?:atoro|atasco|atraveso|trabo|fue por el otro lado)\b",
             r"\bno (?:puede|pudo|podia) (?:hablar|respirar) ni toser\b|\bno (?:puede|pudo|podia) (?:toser|respirar)"
             r" ni hablar\b",
@@ -221,9 +243,11 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bse (?:esta poniendo|puso|pone|ha puesto|volvio|le puso) (?:todo |toda |bien |muy )?(?:moradit[oa]"
             r"|morad[oa]|azul|azulad[oa]|azulit[oa]|negrit[oa])\b",
             _CYANOSIS_BEFORE + r"\b(?:esta|se ve) (?:todo |toda |bien |muy )?(?:azul|azulad[oa]|azulit[oa])\b",
-            r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=[^.]{0,30}\b(?:respir|ahog|aire|atragant"
+            r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=" + _gap(30) + r"\b(?:respir|ahog|aire"
+            r"|atragant"
             r"|atora|tose|toser|responde|reacciona))",
-            r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde|reacciona)\w{0,6}\b[^.]{0,30}\besta (?:todo "
+            r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde"
+            r"|reacciona)\w{0,6}\b" + _gap(30) + r"\besta (?:todo "
             r"|toda |bien |muy )?(?:moradit[oa]|morad[oa])\b",
             r"\b(?:labios|boca|cara|carita|labiecitos|trompita|boquita) (?:\w+ )?(?:morad[oa]s?|azul(?:es)?"
             r"|azulad[oa]s?|moradit[oa]s?)\b",
@@ -256,7 +280,8 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|la boca)\b",
             r"\b(?:lengua|labios?) (?:se le |se )?(?:esta |estan )?(?:hinch|inflam)\w{0,6}\b",
             r"\bhinchazon (?:de|en) (?:la )?(?:garganta|lengua)\b",
-            r"\bse le (?:hincho|hincharon|esta hinchando|estan hinchando)\b[^.]{0,20}\b(?:la garganta|la lengua)\b",
+            r"\bse le (?:hincho|hincharon|esta hinchando|estan hinchando)\b" + _gap(20) + r"\b(?:la garganta"
+            r"|la lengua)\b",
         ),
     ),
     "A-SEIZURE-ONGOING": SpanishWording(
@@ -277,11 +302,12 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|\bse colgo(?= *(?:[.,;!?]|$))"
             r"|\b(?:(?:lo|la) )?encontr\w{0,5}(?: a \w+(?: \w+)?)? colgad[oa]\b|\besta colgad[oa] (?:de|del)\b"
             r"|\bcolgad[oa] (?:del cuello|de una (?:soga|cuerda|viga|sabana)|del techo|de la regadera)\b",
-            r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|a)\b[^.]{0,30}\b" + _WATER + r"\b",
-            r"\b" + _WATER + r"\b[^.]{0,40}\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|aba|a)\b",
+            r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|a)\b" + _gap(30) + r"\b" + _WATER + r"\b",
+            r"\b" + _WATER + r"\b" + _gap(40) + r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|aba|a)\b",
             r"\bahogamiento\b|\b(?:lo|la|le) sac(?:aron|amos|ue|o) (?:ahogad[oa] )?del? " + _WATER + r"\b",
             r"\belectrocut\w{0,6}\b|\b(?:descarga|choque) electric[oa]\b",
-            r"\b(?:toco|agarro|le dio|le pego|lo agarro|la agarro|lo jalo)\b[^.]{0,20}\b(?:alta tension|alto voltaje"
+            r"\b(?:toco|agarro|le dio|le pego|lo agarro|la agarro|lo jalo)\b" + _gap(20) + r"\b(?:alta tension"
+            r"|alto voltaje"
             r"|la corriente|un cable pelado)\b",
         ),
     ),
@@ -321,7 +347,9 @@ _INGEST = (
     r"|tomo|tomado|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
 )
 # A few words between a verb and its object, never across a conjunction ("comio y luego limpiamos con cloro").
-_WORD_GAP = r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b)[\w'/-]+){0,4}?\s+"
+_WORD_GAP = (
+    r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b|" + _NEGATION_WORD + r")[\w'/-]+){0,4}?\s+"
+)
 _EYE_CHEMICAL = (
     r"(?:quimic[oa]s?|productos? quimicos?|cloro|blanqueador|clorox|lejia|acidos?|alcali|sosa caustica|sosa"
     r"|soda caustica|cal|cemento|concreto|amoniaco|destapacanos|destapa ?canos|limpiahornos|liquido de (?:la )?"
@@ -336,7 +364,7 @@ _PREGNANT = (
 )
 _PREGNANCY_SIGN = (
     r"(?P<also>\bsangr(?:ado|ando|a|o)\b|\bhemorragia\b|\bcoagulos\b|\bmanch(?:ado|ando)\b"
-    r"|\b(?:dolor|dolores|colicos?|retorcijones|calambres|punzadas?)\b(?: \w+){0,3}? (?:de|en) (?:el |la |su |mi )?"
+    r"|\b(?:dolor|dolores|colicos?|retorcijones|calambres|punzadas?)\b" + _words(3) + r" (?:de|en) (?:el |la |su |mi )?"
     r"(?:vientre|barriga|panza|pancita|estomago|abdomen|pelvis|bajo vientre|parte de abajo|vientre bajo)\b"
     r"|\bdolor abdominal\b|\b(?:me|le) duele (?:mucho |bastante )?(?:el vientre|la barriga|la panza|el estomago"
     r"|el abdomen|abajo)\b)"
@@ -367,7 +395,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\ble (?:dio|da|esta dando|vino) (?:la |un )?epilepsia\b",
             # "ataque" alone may be a heart attack or panic; with shaking or rolled-back eyes it is a seizure.
             r"\b(?:le dio|le esta dando|tuvo|le vino) un ataque\b(?! (?:de (?:panico|nervios|ansiedad|tos|risa|asma"
-            r"|celos|histeria|rabia|ira|llanto)|al corazon|cardiaco))[^.]{0,30}\b(?:tembl\w{0,5}|sacud\w{0,6}|espuma"
+            r"|celos|histeria|rabia|ira|llanto)|al corazon|cardiaco))" + _gap(30) + r"\b(?:tembl\w{0,5}|sacud\w{0,6}"
+            r"|espuma"
             r"|ojos (?:en blanco|volteados|para atras)|se puso (?:ties[oa]|rigid[oa]))",
             r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
         ),
@@ -379,8 +408,10 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|intento ahorcar|agarro del cuello|apreto el cuello|apretaba el cuello|asfixio|asfixiaba"
             r"|quiso asfixiar)\b",
             r"\bahorcad[oa] por\b",
-            r"\b(?:le|me|la|lo) (?:puso|apreto|agarro|apretaba|agarraba)(?: \w+){0,3}? (?:el|del|en el|al) cuello\b",
-            r"\b(?:manos|soga|cuerda|cable|cinturon|mecate|lazo) (?:\w+ ){0,2}?(?:alrededor del|en el|del) cuello\b",
+            r"\b(?:le|me|la|lo) (?:puso|apreto|agarro|apretaba|agarraba)" + _words(3) + r" (?:el|del|en el"
+            r"|al) cuello\b",
+            r"\b(?:manos|soga|cuerda|cable|cinturon|mecate"
+            r"|lazo) " + _words(2, space_first=False) + r"(?:alrededor del|en el|del) cuello\b",
             r"\b(?:intento|trato|quiso|quiere|intentaba|queria) (?:de )?(?:ahorcarse|colgarse)\b"
             r"|\bintento de (?:ahorcamiento|ahorcarse)\b|\bmarcas? (?:de (?:la )?(?:soga|cuerda) )?en el cuello\b",
         ),
@@ -397,13 +428,15 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|un lado de la cara|media cara)\b|\bparalisis facial\b",
             r"\bhabla (?:muy )?(?:arrastrad[oa]|enredad[oa]|trabad[oa]|como borrach[oa])\b|\b(?:habla )?arrastr"
             r"(?:a|ando) las palabras\b|\bse le traba la lengua\b|\bno le salen las palabras\b|\blengua trabada\b",
-            r"\b(?:brazo|pierna|mano|lado|cara) (?:izquierd[oa]|derech[oa])\b[^.]{0,15}\b(?:debil|sin fuerza|dormid[oa]"
+            r"\b(?:brazo|pierna|mano|lado|cara) (?:izquierd[oa]|derech[oa])\b" + _gap(15) + r"\b(?:debil|sin fuerza"
+            r"|dormid[oa]"
             r"|entumid[oa]|adormecid[oa]|paralizad[oa]|muert[oa]|caid[oa]|no (?:lo |la )?(?:puede mover|mueve"
             r"|siente|responde))",
             r"\b(?:debilidad|adormecimiento|entumecimiento|paralisis|no (?:puede|pudo) (?:mover|levantar|sentir)"
-            r"|no siente|se le durmio|se le (?:paralizo|entumio|adormecio)|no tiene fuerza en)\b[^.]{0,20}"
-            r"\b(?:izquierd[oa]|derech[oa]|de un lado|medio cuerpo|la mitad del cuerpo)\b",
-            r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b[^.]{0,15}\b(?:debilidad"
+            r"|no siente|se le durmio|se le (?:paralizo|entumio|adormecio)|no tiene fuerza en)\b"
+            + _gap(20)
+            + r"\b(?:izquierd[oa]|derech[oa]|de un lado|medio cuerpo|la mitad del cuerpo)\b",
+            r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b" + _gap(15) + r"\b(?:debilidad"
             r"|adormecimiento|entumecimiento|confusion|confundid[oa]|no (?:puede|pudo) (?:hablar|caminar|ver|mover"
             r"|levantar)|se le durmio (?:el|la|medio))",
             r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji|\bdisartri",
@@ -418,7 +451,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|mi|los|ambos|uno de los) )?ojos?\b",
             r"\b(?:se (?:quedo|ha quedado)|quedo|de repente (?:esta|quedo)) cieg[oa]\b|\bceguera (?:repentina"
             r"|subita)\b",
-            r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b[^.]{0,15}\b(?:no (?:ve|veo|puede ver"
+            r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b" + _gap(15) + r"\b(?:no (?:ve|veo"
+            r"|puede ver"
             r"|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
             r"\bse (?:le|me) (?:fue|apago) la vista\b|\bcomo una cortina (?:negra |oscura )?(?:sobre|en) (?:el|su|mi)"
             r" ojo\b|\bamaurosis\b",
@@ -426,19 +460,21 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-CHEMICAL-EYE": SpanishWording(
         (
-            r"\b" + _EYE_CHEMICAL + r"\b[^.]{0,30}?\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi |mis |un |ambos"
+            r"\b" + _EYE_CHEMICAL + r"\b" + _gap(30, lazy=True) + r"\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi "
+            r"|mis |un |ambos"
             r" |uno de los )?ojos?\b",
-            r"\bojos?\b[^.]{0,20}?\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
+            r"\bojos?\b" + _gap(20, lazy=True) + r"\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
             r"\bquemadura quimica (?:en|de|a) (?:el |los |la |su |sus |mi |mis )?ojos?\b"
             r"|\b(?:quemadura|lesion) ocular (?:quimica|por (?:acido|alcali|quimicos?))\b",
         ),
     ),
     "B-CHEST-PAIN-RISK": SpanishWording(
         (
-            r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b(?: \w+){0,2}? (?:de|del"
+            r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b" + _words(2) + r" (?:de"
+            r"|del"
             r"|en el"
             r"|en su|en mi) pecho\b",
-            r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)(?: \w+){0,2}? pecho\b",
+            r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)" + _words(2) + r" pecho\b",
             r"\bdolor (?:\w+ )?(?:toracico|precordial|retroesternal)\b",
             r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
             r"\b(?:elefante|peso|piedra|algo pesado) (?:encima|sobre) (?:del |el |de su |de mi |su |mi )?pecho\b"
@@ -469,12 +505,14 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-AORTIC-DISSECTION": SpanishWording(
         (
-            r"\bdolor (?:\w+ ){0,2}?(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)|como si (?:le|me)"
+            r"\bdolor " + _words(2, space_first=False) + r"(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)"
+            r"|como si (?:le|me)"
             r" (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
             r"\bcomo si (?:algo |alguien )?(?:le|me|lo|la) (?:estuviera |estuvieran )?(?:desgarra\w{0,6}|rasga\w{0,6}"
             r"|partiendo|partiera|rompiendo por dentro|arrancando|arrancara)",
-            r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b[^.]{0,20}"
-            r"\b(?:desgarr\w{0,5}|rasga\w{0,5})\b(?! muscular)",
+            r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b"
+            + _gap(20)
+            + r"\b(?:desgarr\w{0,5}|rasga\w{0,5})\b(?! muscular)",
             r"\bdiseccion (?:de (?:la )?)?aort\w{0,3}\b|\baneurisma (?:aortico |de (?:la )?aorta |abdominal )?(?:roto"
             r"|se rompio|disecante|reventado|fisurado)\b|\bse le (?:rompio|reviento) (?:el |un )?aneurisma\b"
             r"|\bmasa pulsatil\b",
@@ -483,12 +521,14 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-GI-BLEEDING": SpanishWording(
         (
             r"\b(?:vomit\w{0,5}|devolv\w{0,5}|devuelve|arroj\w{0,5}|tosiendo|tose|tosio|guacare\w{0,5})"
-            r"(?: \w+){0,2}? sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b"
+            + _words(2)
+            + r" sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b"
             r"|\bmelenic[oa]s?\b",
             r"\b(?:echa|echando|echo|saca|sacando) sangre por la boca\b",
             r"\b(?:heces|popo|caca|evacuaciones|excremento|deposiciones|diarrea) (?:muy |bien )?(?:negras?|negros?"
             r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
-            r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b|\bvomit\w{0,5}[^.]{0,20}\b(?:como (?:asiento"
+            r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b"
+            r"|\bvomit\w{0,5}" + _gap(20) + r"\b(?:como (?:asiento"
             r"|posos|borra|concho) de cafe|negro|negruzco|cafe oscuro)\b",
         ),
     ),
@@ -575,13 +615,15 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-DOMESTIC-VIOLENCE": SpanishWording(
         (
             r"\b(?:me|la|lo|le|nos) (?:golpe\w{0,4}|peg(?:o|aba)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo"
-            r"|abofeteo|empujo|madreo)\b[^.]{0,10}?\b(?:su|mi|el|la) (?:novio|novia|esposo|esposa|marido|pareja"
+            r"|abofeteo|empujo|madreo)\b" + _gap(10, lazy=True) + r"\b(?:su|mi|el|la) (?:novio|novia|esposo|esposa"
+            r"|marido|pareja"
             r"|ex\w{0,7}|concubin[oa]|padrastro|madrastra|cuidador[a]?)\b",
             r"\bviolencia (?:domestica|intrafamiliar|familiar|de genero|de pareja)\b|\b(?:disputa|pleito|pelea"
             r"|disturbio) (?:domestic[oa]|familiar|conyugal|de pareja)\b",
             r"\b(?:novio|novia|esposo|esposa|marido|pareja|ex|exesposo|exesposa|exnovio|exnovia|exmarido|expareja"
             r"|concubin[oa]|padrastro|madrastra|cuidador|cuidadora|papa|mama|padre|madre|hij[oa]|niet[oa]|yerno"
-            r"|nuera|suegr[oa]|cunad[oa])\b[^.]{0,20}?\b(?P<also>(?:me|la|lo|le|nos|los|las) (?:golpe\w{0,4}"
+            r"|nuera|suegr[oa]|cunad[oa])\b" + _gap(20, lazy=True) + r"\b(?P<also>(?:me|la|lo|le|nos|los"
+            r"|las) (?:golpe\w{0,4}"
             r"|peg(?:o|aba|a|aron)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo|abofeteo|empujo|tiro al suelo"
             r"|avento|dio una (?:golpiza|paliza|cachetada|bofetada)|madreo|quemo|corto|arrastro))\b",
             r"\b(?:golpead[oa]|agredid[oa]|atacad[oa]|pateado|pateada|estrangulad[oa]|madread[oa]) por (?:su|mi|el"
@@ -607,7 +649,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|metieron) un (?:balazo|tiro|plomazo))\b|\bse (?:le )?disparo\b",
             r"\b(?:lo|la|me|le) picaron\b(?! (?:los |las |unos |unas )?(?:mosquitos|abejas|avispas|hormigas|zancudos"
             r"|moscos|chinches|pulgas|aranas))",
-            r"\b(?:cuchillo|navaja|bala|flecha|varilla|palo|fierro|tubo|clavo|vidrio)\b[^.]{0,20}\b(?:clavad[oa]"
+            r"\b(?:cuchillo|navaja|bala|flecha|varilla|palo|fierro|tubo|clavo|vidrio)\b" + _gap(20) + r"\b(?:clavad[oa]"
             r"|encajad[oa]|enterrad[oa]|incrustad[oa]|atravesad[oa]|metid[oa]) (?:en|por) (?:el|la|su|mi) (?:pecho"
             r"|abdomen|barriga|panza|estomago|cuello|espalda|cabeza|ojo|ingle|costado)\b",
             r"\bse (?:le )?(?:clavo|enterro|encajo|incrusto) (?:un|una|el|la) (?:\w+ )?(?:en|por) (?:el|la|su|mi)"
@@ -617,28 +659,33 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HIGH-RISK-MECHANISM": SpanishWording(
         (
             r"\batropell\w{0,6}\b|\barrollad[oa]\b",
-            r"\b" + _VEHICLE + r"\b[^.]{0,15}\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo|arrollo"
+            r"\b" + _VEHICLE + r"\b" + _gap(15) + r"\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo"
+            r"|arrollo"
             r"|paso por encima|embistio)\b",
             r"\b(?:lo|la|le|me|los) (?:pego|golpeo|avento|levanto|tumbo|embistio|arrollo) (?:un|una|el|la) "
             + _VEHICLE
             + r"\b",
-            r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b[^.]{0,15}\b(?:"
+            r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b"
+            + _gap(15)
+            + r"\b(?:"
             + _VEHICLE
             + r"|parabrisas|ventana|caballo|cuatrimoto)\b",
             r"\bse (?:volteo|volco|volcaron|voltearon) (?:el|la|su|un|una) " + _VEHICLE + r"\b",
-            r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b[^.]{0,20}\b(?:se volteo|se volc\w{0,3}|volc\w{0,3}"
+            r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b" + _gap(20) + r"\b(?:se volteo|se volc\w{0,3}"
+            r"|volc\w{0,3}"
             r"|dio (?:\w+ )?vueltas|quedo (?:de cabeza|volteado|volteada|al reves|con las llantas (?:para|hacia)"
             r" arriba))",
-            r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b[^.]{0,30}\b(?:mismo|misma)"
+            r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b" + _gap(30) + r"\b(?:mismo|misma)"
             r" (?:carro|coche|auto|vehiculo|camioneta)\b|\b(?:mismo|misma) (?:carro|coche|auto|vehiculo|camioneta)"
-            r"\b[^.]{0,30}\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b",
-            r"\b(?:conductor|chofer|pasajer[oa]|acompanante|ocupante)s?\b[^.]{0,15}\b(?:murio|murieron|fallecio"
+            r"\b" + _gap(30) + r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b",
+            r"\b(?:conductor|chofer|pasajer[oa]|acompanante|ocupante)s?\b" + _gap(15) + r"\b(?:murio|murieron|fallecio"
             r"|fallecieron|esta muert[oa]|estan muert[oa]s|quedo muert[oa]|sin vida)\b",
-            r"\b(?:moto|motocicleta|motoneta|cuatrimoto|moto de cross)\b[^.]{0,15}\b(?:accidente|choque|choco"
+            r"\b(?:moto|motocicleta|motoneta|cuatrimoto|moto de cross)\b" + _gap(15) + r"\b(?:accidente|choque|choco"
             r"|se cayo|derrap\w{0,4}|estrell\w{0,4}|impacto)\b|\bmotociclista\b|\b(?:accidente|choque|caida|se cayo"
-            r"|derrape)\b[^.]{0,10}\b(?:de|en|de la|en la|en su) (?:moto|motocicleta|motoneta|cuatrimoto)\b",
-            r"\b(?:alta velocidad|a toda velocidad)\b[^.]{0,20}\b(?:choque|choco|accidente|volc\w{0,3}|estrell\w{0,4}"
-            r"|impacto)|\b(?:choque|choco|accidente|se estrello|impacto)\b[^.]{0,25}\b(?:alta velocidad"
+            r"|derrape)\b" + _gap(10) + r"\b(?:de|en|de la|en la|en su) (?:moto|motocicleta|motoneta|cuatrimoto)\b",
+            r"\b(?:alta velocidad|a toda velocidad)\b" + _gap(20) + r"\b(?:choque|choco|accidente|volc\w{0,3}"
+            r"|estrell\w{0,4}"
+            r"|impacto)|\b(?:choque|choco|accidente|se estrello|impacto)\b" + _gap(25) + r"\b(?:alta velocidad"
             r"|a toda velocidad|en la autopista|en la carretera|en el freeway)\b|\b(?:[89]\d|1\d\d) ?(?:km/?h"
             r"|kilometros por hora)\b|\b(?:[5-9]\d|1\d\d) ?(?:mph|millas por hora)\b",
             r"\b(?:atrapad[oa]|prensad[oa]|aplastad[oa]|machucad[oa])s? (?:en|dentro del?|bajo|debajo del?"
@@ -684,7 +731,7 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-DIVING-INJURY": SpanishWording(
         (
-            r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b[^.]{0,30}\b(?:poco profund\w{0,3}"
+            r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b" + _gap(30) + r"\b(?:poco profund\w{0,3}"
             r"|bajit[oa]|lado bajo|parte baja|" + _WATER + r")\b",
             r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b"
             r"|\bse (?:echo|tiro|avento|lanzo|dio) (?:un )?clavado\b",
@@ -722,7 +769,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r" (?:el )?aire\b|\bno (?:me|le) (?:entra|llega|alcanza) el aire\b",
             r"\b(?:lucha|luchando|batalla|batallando|peleando) (?:para|por) respirar\b"
             r"|\bse (?:esta )?asfixia(?:ndo)?\b",
-            r"\b(?:ataque|crisis) (?:de asma|asmatica)\b[^.]{0,10}\b(?:fuerte|grave|severa?|muy mal|terrible"
+            r"\b(?:ataque|crisis) (?:de asma|asmatica)\b" + _gap(10) + r"\b(?:fuerte|grave|severa?|muy mal|terrible"
             r"|horrible)\b|\b(?:fuerte|grave|severa?|terrible|tremend[oa]) (?:ataque|crisis) (?:de asma|asmatica)\b",
             r"\b(?:mucha|severa|grave) (?:dificultad para respirar|falta de aire)\b|\ble falta (?:mucho|muchisimo"
             r"|demasiado) el aire\b|\bdificultad respiratoria (?:severa|grave|importante)\b|\bdistres respiratorio\b"
@@ -746,9 +793,10 @@ _B_RULES: dict[str, SpanishWording] = {
         context=(
             r"\bpastillas? anticonceptivas?\b|\banticonceptiv\w{0,3}\b|\bpastillas? (?:para no embarazarse|de"
             r" planificar|para planificar)\b|\bestrogen\w{0,3}\b|\bparche anticonceptivo\b",
-            r"\b(?:cirugia|operacion)\b[^.]{0,20}\b(?:reciente|hace (?:\d+|un|una|unos|unas|dos|tres|pocos)"
-            r" (?:dias?|semanas?)|la semana pasada|ayer|el mes pasado)\b|\b(?:lo|la|me|le) operaron\b[^.]{0,20}"
-            r"\b(?:hace (?:\d+|un|una|unos|unas|dos|tres|pocos) (?:dias?|semanas?)|la semana pasada|ayer)\b"
+            r"\b(?:cirugia|operacion)\b" + _gap(20) + r"\b(?:reciente|hace (?:\d+|un|una|unos|unas|dos|tres|pocos)"
+            r" (?:dias?|semanas?)|la semana pasada|ayer|el mes pasado)\b|\b(?:lo|la|me|le) operaron\b"
+            + _gap(20)
+            + r"\b(?:hace (?:\d+|un|una|unos|unas|dos|tres|pocos) (?:dias?|semanas?)|la semana pasada|ayer)\b"
             r"|\brecien operad[oa]\b|\bpostoperatori[oa]\b|\bpost ?operad[oa]\b|\b(?:vuelo|viaje) (?:largo|de"
             r" (?:muchas|varias|\d+) horas)\b|\blargo (?:vuelo|viaje)\b",
             r"\bposparto\b|\bpostparto\b|\bpuerperio\b|\bdio a luz\b|\b(?:tuvo|acaba de tener) (?:a )?(?:su |un |una"
@@ -763,7 +811,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SEVERE-PAIN": SpanishWording(
         (
             r"\b(?:el )?peor dolor (?:de cabeza )?(?:de|en) (?:toda )?(?:su|mi) vida\b",
-            r"\bdolor (?:\w+ ){0,2}?(?:insoportable|inaguantable|terrible|horrible|atroz|insufrible|espantoso|brutal"
+            r"\bdolor " + _words(2, space_first=False) + r"(?:insoportable|inaguantable|terrible|horrible|atroz"
+            r"|insufrible|espantoso|brutal"
             r"|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
             r"\b(?:gritando|grita|llorando|retorciendose|se retuerce|se esta retorciendo|chillando|aullando) (?:de|del"
             r"|por el) dolor\b|\bno (?:aguanta|soporta) el dolor\b",
@@ -772,7 +821,8 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-MENINGITIS-SIGNS": SpanishWording(
         (
-            r"\b(?:cuello|nuca) (?:\w+ ){0,2}?(?:rigid[oa]|ties[oa]|duro|dura|engarrotad[oa])\b|\brigidez (?:de|en)"
+            r"\b(?:cuello|nuca) " + _words(2, space_first=False) + r"(?:rigid[oa]|ties[oa]|duro|dura"
+            r"|engarrotad[oa])\b|\brigidez (?:de|en)"
             r" (?:el |la )?(?:cuello|nuca)\b|\brigidez nucal\b|\bmeningi\w{0,4}\b",
             r"\bno (?:puede|puedo) (?:doblar|bajar|agachar) (?:el cuello|la cabeza|la barbilla)(?: (?:hacia|al|hasta"
             r" el) pecho)?\b",
@@ -789,7 +839,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-PURPURIC-RASH": SpanishWording(
         (
             r"\b(?:manchas|manchitas|puntos|puntitos|ronchas|granitos|sarpullido|salpullido|erupcion)"
-            r"(?: \w+){0,2}? (?:morad[oa]s?|moradit[oa]s|violeta|rojo oscuro|color vino|como moretones|de sangre)\b",
+            + _words(2)
+            + r" (?:morad[oa]s?|moradit[oa]s|violeta|rojo oscuro|color vino|como moretones|de sangre)\b",
             r"\bpurpura\b|\bpetequia\w{0,2}\b",
             r"\b(?:manchas|puntos|puntitos|ronchas|sarpullido|salpullido|erupcion) (?:que )?no (?:se )?(?:quitan?"
             r"|desaparecen?|borran?|aclaran?|palidecen?|blanquean?|van) (?:al (?:apretar|presionar|aplastar)|con (?:el"
@@ -806,8 +857,10 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bsobredosis\b",
             r"\bse (?:paso|excedio) (?:con|de) (?:las |la |su )?(?:droga|drogas|pastillas|medicina|medicamento"
             r"|heroina|fentanilo|dosis)\b",
-            r"\bse (?:tomo|trago|comio|tomaron|metio)\b[^.]{0,15}?\b(?:todas|todos|un (?:frasco|bote|puno|punado"
-            r"|monton)|una (?:caja|botella|tira)|el frasco|la caja|el bote)\b[^.]{0,25}?\b(?:pastillas|tabletas"
+            r"\bse (?:tomo|trago|comio|tomaron|metio)\b" + _gap(15, lazy=True) + r"\b(?:todas|todos|un (?:frasco|bote"
+            r"|puno|punado"
+            r"|monton)|una (?:caja|botella|tira)|el frasco|la caja"
+            r"|el bote)\b" + _gap(25, lazy=True) + r"\b(?:pastillas|tabletas"
             r"|pildoras|medicinas|medicamentos|capsulas|pastas|chochos)\b",
             r"\benvenen\w{0,6}\b|\bintoxicad[oa]\b(?! (?:con|por) (?:comida|algo que comio|mariscos|alimentos))"
             r"|\bintoxicacion\b(?! alimentaria| por (?:comida|alimentos|mariscos))",
@@ -820,15 +873,16 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:se )?(?:tomo|trago|comio|metio|tomaron|ha tomado|ingirio)\s+(?:como |unas? |mas de |alrededor de"
             r" |aproximadamente |casi |hasta |al menos |por lo menos )?(?:\d{2,3}|veinte|treinta|cuarenta|cincuenta"
             r"|sesenta|cien|docenas de|un monton de)\b(?!\s*(?:mg|mcg|g|ml|cc|unidades|minutos|min|horas|hrs|dias"
-            r"|anos)\b)[^.]{0,30}?\b" + _DRUGS + r"\b",
-            r"\b(?:se )?(?:tomo|trago|comio|metio|vacio|acabo)\b[^.]{0,15}?\b(?:todo el (?:frasco|bote|blister"
+            r"|anos)\b)" + _gap(30, lazy=True) + r"\b" + _DRUGS + r"\b",
+            r"\b(?:se )?(?:tomo|trago|comio|metio|vacio|acabo)\b" + _gap(15, lazy=True) + r"\b(?:todo el (?:frasco"
+            r"|bote|blister"
             r"|paquete|envase)|toda la (?:caja|botella|tira)|un (?:frasco|bote) (?:entero|completo)|una (?:caja"
             r"|botella|tira) (?:entera|completa)|el frasco entero|la caja entera|la botella entera|todas (?:las|sus)"
             r" (?:pastillas|tabletas|pildoras|capsulas|medicinas))\b",
             r"\b(?:frasco|bote|caja|blister|botella) (?:de (?:pastillas|medicina|medicamentos?|tabletas) )?vaci[oa]\b",
             r"\b(?:sobredosis|ingesta|intoxicacion) (?:intencional|voluntaria|a proposito|deliberada)\b|\bintento"
             r" de (?:sobredosis|envenenamiento|intoxicacion)\b",
-            r"\b(?:se )?(?:tomo|trago|comio|bebio|tomaron)\b[^.]{0,40}\b(?:a proposito|intencionalmente|adrede"
+            r"\b(?:se )?(?:tomo|trago|comio|bebio|tomaron)\b" + _gap(40) + r"\b(?:a proposito|intencionalmente|adrede"
             r"|deliberadamente|para (?:matarse|morirse|suicidarse|no despertar))\b",
             r"\b(?:intento|trato de|quiso|queria) (?:envenenarse|intoxicarse|tomarse una sobredosis|darse una"
             r" sobredosis)\b",
@@ -839,10 +893,13 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b" + _INGEST + _WORD_GAP + _SUBSTANCES,
             r"\b"
             + _SUBSTANCES
-            + r"[^.]{0,30}?\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
+            + _gap(30, lazy=True)
+            + r"\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
             r"|ingerid[oa]s?|tragad[oa]s?)\b",
-            r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b[^.]{0,25}?\b(?:pastillas?|tabletas?|pildoras?|medicinas?"
-            r"|medicamentos?|parches?|vitaminas)\b[^.]{0,15}?\bde (?:la |el |su |mi |sus |mis |los )?(?:abuel[oa]s?"
+            r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b" + _gap(25, lazy=True) + r"\b(?:pastillas?|tabletas?"
+            r"|pildoras?|medicinas?"
+            r"|medicamentos?|parches?|vitaminas)\b" + _gap(15, lazy=True) + r"\bde (?:la |el |su |mi |sus |mis "
+            r"|los )?(?:abuel[oa]s?"
             r"|abuelit[oa]s?|mama|papa|madre|padre|tia|tio|herman[oa]|vecin[oa]|otra persona|alguien mas)\b",
             r"\b(?:se metio|se subio|agarro|abrio) (?:a |al |el |la )?(?:botiquin|gabinete de (?:las )?medicinas"
             r"|pastillero)\b",
@@ -864,9 +921,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bya (?:viene|va a nacer|esta naciendo|esta saliendo) el bebe\b|\bel bebe (?:ya )?(?:viene|esta saliendo"
             r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b"
             r"|\ba punto de (?:dar a luz|parir|nacer)\b",
-            _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
+            _PREGNANT + _gap(60) + r"\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
             r"|(?:ve|veo) borroso|convulsi\w{0,6})",
-            _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
+            _LATE_PREGNANCY + _gap(60) + r"\b" + _PREECLAMPSIA_SIGN,
             r"\b(?:se (?:le )?ve|salio|esta saliendo|se (?:le )?salio|cuelga) (?:el )?cordon(?: umbilical)?\b"
             r"|\bcordon (?:umbilical )?(?:afuera|de fuera|por fuera|salido|colgando|prolapsado)\b|\bprolapso de"
             r" cordon\b",
@@ -880,21 +937,24 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-PREGNANCY-RISK": SpanishWording(
         (
-            _PREGNANT + r"[^.]{0,60}?" + _PREGNANCY_SIGN,
-            _PREGNANCY_SIGN.replace("?P<also>", "?:") + r"[^.]{0,60}?(?P<also>" + _PREGNANT + ")",
+            _PREGNANT + _gap(60, lazy=True) + _PREGNANCY_SIGN,
+            _PREGNANCY_SIGN.replace("?P<also>", "?:") + _gap(60, lazy=True) + r"(?P<also>" + _PREGNANT + ")",
             r"\bectopico\b(?<!antecedente de embarazo ectopico)(?<!antecedentes de embarazo ectopico)"
             r"(?<!historia de embarazo ectopico)(?<!historial de embarazo ectopico)" + _HISTORY_AHEAD,
             r"\b(?:no (?:le|me) (?:ha )?(?:bajado|baja|llegado|llega|viene|venido) (?:la regla|el periodo"
             r"|la menstruacion|su periodo|su regla)|se (?:le|me) (?:atraso|retraso|paso) (?:la regla|el periodo"
             r"|la menstruacion)|(?:regla|periodo|menstruacion) (?:atrasad[oa]|retrasad[oa])|retraso menstrual)\b"
-            r"[^.]{0,60}?" + _PREGNANCY_SIGN,
+            + _gap(60, lazy=True)
+            + _PREGNANCY_SIGN,
         ),
     ),
     "B-TESTICULAR-TORSION": SpanishWording(
         (
-            r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles|privadas))\b[^.]{0,20}?\b(?:dolor"
+            r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles"
+            r"|privadas))\b" + _gap(20, lazy=True) + r"\b(?:dolor"
             r"|duele|duelen|hinchad[oa]s?|inflamad[oa]s?|torsion|torcid[oa])\b",
-            r"\b(?:dolor|hinchazon|inflamacion|duele|duelen)\b[^.]{0,20}?\b(?:testicul\w{0,3}|escrot\w{0,2}"
+            r"\b(?:dolor|hinchazon|inflamacion|duele|duelen)\b" + _gap(20, lazy=True) + r"\b(?:testicul\w{0,3}"
+            r"|escrot\w{0,2}"
             r"|partes (?:intimas"
             r"|nobles|privadas))\b",
             r"\btorsion\b(?! de (?:tobillo|rodilla|muneca|pie|cuello))",
@@ -938,10 +998,11 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\bhollin en (?:la boca|la nariz)\b",
             r"\bquemaduras? (?:grandes|extensas|graves|severas|de tercer grado|muy grandes)\b|\b(?:gran|grandes"
             r"|extensas|graves|severas) quemaduras?\b|\bquemad[oa] (?:en|por) todo el cuerpo\b",
-            r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b[^.]{0,60}\b(?:quem"
-            r"|humo)|\bse (?:incendio|quemo|esta incendiando|esta quemando) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem"
+            r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b" + _gap(60) + r"\b(?:quem"
+            r"|humo)|\bse (?:incendio|quemo|esta incendiando|esta quemando) (?:la|su"
+            r"|mi) casa\b" + _gap(60) + r"\b(?:quem"
             r"|humo)"
-            r"|\bcasa se (?:esta )?(?:incendi|quem)\w{0,4}\b[^.]{0,60}\b(?:quem|humo)",
+            r"|\bcasa se (?:esta )?(?:incendi|quem)\w{0,4}\b" + _gap(60) + r"\b(?:quem|humo)",
             r"\binhal\w{0,5} (?:de )?(?:mucho )?humo\b|\b(?:aspiro|trago|respiro) mucho humo\b|\bintoxicacion por"
             r" humo\b",
         ),
@@ -951,13 +1012,14 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bhipoterm\w{0,3}\b|\bgolpe de calor\b|\bhiperterm\w{0,3}\b",
             r"\b(?:lo|la) encontr\w{0,5} (?:tirad[oa] )?(?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio"
             r"|a la"
-            r" intemperie)\b[^.]{0,30}\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
+            r" intemperie)\b" + _gap(30) + r"\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
         ),
     ),
     "B-LIMB-ISCHEMIA": SpanishWording(
         (
             r"\bsindrome compartimental\b|\bdolor desproporcionado\b",
-            r"\b(?:pierna|pie|brazo|mano|dedos|extremidad)\b(?: \w+){0,2}? (?:fri[oa]s? y (?:palid[oa]s?|blanc[oa]s?"
+            r"\b(?:pierna|pie|brazo|mano|dedos|extremidad)\b" + _words(2) + r" (?:fri[oa]s? y (?:palid[oa]s?"
+            r"|blanc[oa]s?"
             r"|morad[oa]s?|azul(?:es)?|dormid[oa]s?|sin pulso)|(?:palid[oa]s?|blanc[oa]s?|morad[oa]s?|azul(?:es)?) y"
             r" fri[oa]s?|helad[oa]s? y (?:palid[oa]s?|blanc[oa]s?|morad[oa]s?)|sin pulso)\b",
             r"\bno (?:tiene|hay|se (?:le )?(?:siente|encuentra)|le (?:siento|encuentro)) (?:el )?pulso (?:en|del|de la"
@@ -971,8 +1033,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:lo|la|le|me|nos) (?:mordio|pico|picaron|mordieron) (?:una |un |la |el )?(?:vibora|serpiente|culebra"
             r"|cascabel|coralillo|coral|nauyaca|mocasin|cobra|alacran|escorpion|viuda negra|arana viuda negra"
             r"|violinista)\b",
-            r"\b(?:vibora|serpiente|culebra|cascabel|coralillo|nauyaca|alacran|escorpion|viuda negra)\b[^.]{0,20}"
-            r"\b(?:lo|la|le|me|nos) (?:mordio|pico)\b|\bemponzonamiento\b",
+            r"\b(?:vibora|serpiente|culebra|cascabel|coralillo|nauyaca|alacran|escorpion|viuda negra)\b"
+            + _gap(20)
+            + r"\b(?:lo|la|le|me|nos) (?:mordio|pico)\b|\bemponzonamiento\b",
         ),
     ),
     "B-SEPSIS-NEUTROPENIA": SpanishWording(
@@ -1022,7 +1085,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\bdesguanzad[oa]\b|\bletargic[oa]\b|\baletargad[oa]\b|\bmuy apagad[oa]\b",
             r"\bcuesta (?:mucho )?despertarl[oa]\b|\bdificil de despertar\b",
             r"\bno (?:ha )?(?:moja|mojado|mojo) (?:el |los |su |sus )?panal(?:es)?\b|\bpanal(?:es)? sec[oa]s?\b",
-            r"\bno (?:ha )?(?:orinado|hecho pipi|hecho pis|orina|hace pipi)\b[^.]{0,15}\b(?:en todo el dia|desde"
+            r"\bno (?:ha )?(?:orinado|hecho pipi|hecho pis|orina|hace pipi)\b" + _gap(15) + r"\b(?:en todo el dia|desde"
             r" (?:ayer|anoche|esta manana|hace (?:\d+|muchas|varias) horas)|en (?:(?:8|9|1\d|2\d|ocho|nueve|diez"
             r"|doce|veinte) horas|un dia))\b",
             r"\b(?:mollera|fontanela) hundida\b|\bojos hundidos\b|\bllora sin lagrimas\b|\bno le salen lagrimas\b",
@@ -1061,14 +1124,17 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:no (?:fue|ha ido|pudo ir|ha podido ir|asistio|se hizo|le hicieron|se ha hecho) (?:a )?(?:su |la )?"
             r"(?:sesion de )?(?:hemo)?dialisis|(?:falto|ha faltado|perdio|se salto|se brinco) (?:a )?(?:su |la |una"
             r" |dos )?(?:sesion(?:es)? de |cita de )?(?:hemo)?dialisis)\b(?! (?:cateter|fistula|acceso))",
-            r"\b(?:dialisis|hemodialisis)\b[^.]{0,15}\b(?:la )?(?:perdio|falto|se salto|no fue|no la hizo"
+            r"\b(?:dialisis|hemodialisis)\b" + _gap(15) + r"\b(?:la )?(?:perdio|falto|se salto|no fue|no la hizo"
             r"|no se la hicieron)\b",
         ),
     ),
     "B-ICD-SHOCK": SpanishWording(
         (
-            r"\b(?:desfibrilador|dai|cardiodesfibrilador|marcapasos|aparat(?:o|ito) del corazon)\b[^.]{0,30}"
-            r"\b(?P<also>(?:le|me|lo|la) (?:dio|dieron|esta dando|ha dado|acaba de dar)(?: \w+){0,2}? (?:descargas?"
+            r"\b(?:desfibrilador|dai|cardiodesfibrilador|marcapasos|aparat(?:o|ito) del corazon)\b"
+            + _gap(30)
+            + r"\b(?P<also>(?:le|me|lo|la) (?:dio|dieron|esta dando|ha dado|acaba de dar)"
+            + _words(2)
+            + r" (?:descargas?"
             r"|choques?|toques?|shocks?)|(?:se )?(?:disparo|activo|descargo))\b",
             r"\bdescargas? (?:de|del) (?:su |el |mi )?(?:desfibrilador|dai|marcapasos)\b",
         ),
@@ -1290,6 +1356,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no tiene la cara chueca, habla bien",
             "tuvo un derrame hace 4 años, viene por su receta",
             "antecedentes de derrame cerebral, ahora tiene tos",
+            "el brazo izquierdo no está débil",
         ),
     ),
     "B-VISION-LOSS": (
@@ -1539,6 +1606,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         (
             "fiebre, sin rigidez de cuello",
+            "tiene fiebre, el cuello no está rígido",
             "no tiene el cuello rígido, dolor de cabeza leve",
         ),
     ),
@@ -1626,6 +1694,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no está embarazada, tiene dolor de estómago",
             "está embarazada, niega sangrado",
             "la prueba de embarazo salió negativa, dolor abdominal",
+            "no le ha bajado la regla, no tiene sangrado",
         ),
     ),
     "B-TESTICULAR-TORSION": (
