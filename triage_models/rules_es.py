@@ -1175,6 +1175,8 @@ SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES, **_B_RULES}
 SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "A-NOT-BREATHING": (
         (
+            "mi papa no esta respirando ayudenme por favor",
+            "el bebe dejo de respirar",
             "mi esposo no respira, por favor ayúdenme",
             "ya no respira, se quedó quieto",
             "no está respirando!!",
@@ -1194,6 +1196,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-NO-PULSE": (
         (
+            "no le siento el pulso y no respira",
+            "creo que ya se murio no le late el corazon",
             "no tiene pulso",
             "no le encuentro el pulso, creo que está muerto",
             "le dio un paro cardíaco, le estamos haciendo RCP",
@@ -1210,6 +1214,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-RESUSCITATION": (
         (
+            "le estoy dando compresiones como me dijo",
+            "los paramedicos le estan dando rcp",
             "le estamos haciendo RCP",
             "mi vecino le está dando compresiones en el pecho",
             "los bomberos están haciendo rcp",
@@ -1227,6 +1233,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-UNRESPONSIVE": (
         (
+            "mi abuelo esta tirado en el piso y no reacciona",
+            "no se despierta le hablo y nada",
             "está en el suelo y no responde",
             "mi mamá está inconsciente",
             "no lo puedo despertar",
@@ -1245,6 +1253,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-CHOKING": (
         (
+            "se esta ahogando con comida no puede respirar",
+            "mi bebe se puso moradito",
             "se está ahogando con un pedazo de carne",
             "mi hijo se atragantó con un dulce",
             "tiene algo atorado en la garganta",
@@ -1261,6 +1271,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-SEVERE-BLEEDING": (
         (
+            "se corto con la sierra y esta sangrando mucho",
+            "hay mucha sangre no para de sangrar",
             "está sangrando mucho de la pierna",
             "no para de sangrar",
             "sangra a chorros, hay un charco de sangre",
@@ -1277,6 +1289,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-ANAPHYLAXIS": (
         (
+            "se le esta hinchando la lengua despues de la inyeccion",
+            "le pico una abeja y se le cierra la garganta",
             "se le está cerrando la garganta después de comer cacahuates",
             "se le hinchó la lengua",
             "tiene los labios hinchados y le cuesta respirar",
@@ -1291,6 +1305,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-SEIZURE-ONGOING": (
         (
+            "mi hijo sigue convulsionando ya van como diez minutos",
+            "no le para la convulsion",
             "sigue convulsionando",
             "no para de convulsionar",
             "lleva convulsionando desde hace 10 minutos",
@@ -1304,6 +1320,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-HANGING-DROWNING": (
         (
+            "el nino se cayo a la alberca y se estaba ahogando",
+            "lo encontre colgado en el garaje",
             "lo encontré ahorcado en el cuarto",
             "se ahogó en la alberca, lo sacamos",
             "mi hijo casi se ahoga en la piscina",
@@ -1344,6 +1362,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-STROKE-SIGNS": (
         (
+            "mi mama tiene la boca chueca y se le traba la lengua",
             "tiene la cara chueca y habla arrastrando las palabras",
             "se le cayó la boca de un lado",
             "de repente no puede mover el brazo derecho",
@@ -1385,6 +1404,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-CHEST-PAIN-RISK": (
         (
+            "tengo 60 anos y me duele el pecho y el brazo izquierdo",
             "señor de 58 años con dolor en el pecho que se le va al brazo izquierdo",
             "le duele el pecho y está sudando frío",
             "dolor de pecho después de usar cocaína",
@@ -1433,6 +1453,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-SUICIDAL": (
         (
+            "mi hijo dice que se quiere matar",
             "dice que se quiere matar",
             "mi hijo se quiere suicidar",
             "tiene ideas suicidas",
@@ -1485,6 +1506,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-PENETRATING-TRAUMA": (
         (
+            "lo apunalaron en la panza",
             "lo apuñalaron en el brazo",
             "le dispararon",
             "tiene una herida de bala en el pecho",
@@ -1498,6 +1520,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-HIGH-RISK-MECHANISM": (
         (
+            "atropellaron a un senor en la esquina",
             "lo atropelló un carro",
             "un carro le pegó a mi hijo en la bicicleta",
             "salió volando del carro",
@@ -1568,6 +1591,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-RESPIRATORY-DISTRESS": (
         (
+            "mi hijo tiene asma y no puede respirar",
             "no puede respirar",
             "tiene un ataque de asma muy fuerte, solo dice una o dos palabras",
             "no le entra el aire",
@@ -1622,6 +1646,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-OVERDOSE-POISONING": (
         (
+            "creo que es una sobredosis no despierta",
             "creo que tuvo una sobredosis de heroína",
             "se tomó todo un frasco de pastillas",
             "la envenenaron",
@@ -1671,6 +1696,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-OBSTETRIC": (
         (
+            "ya viene el bebe ya se le ve la cabecita",
             "ya se le ve la cabeza al bebé",
             "tiene 32 semanas de embarazo y dolor de cabeza con visión borrosa",
             "el bebé ya no se mueve desde ayer",
@@ -1684,6 +1710,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-PREGNANCY-RISK": (
         (
+            "estoy embarazada y estoy sangrando mucho",
             "está embarazada y está sangrando",
             "tengo 8 semanas de embarazo y un dolor fuerte en el vientre",
             "rompió fuente y está sangrando, está embarazada de 30 semanas",
@@ -1789,6 +1816,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-ILL-CHILD": (
         (
+            "mi nina de 1 ano no ha mojado el panal desde ayer",
             "mi niño de 2 años no está actuando normal y tiene fiebre",
             "la niña no moja el pañal desde ayer",
             "mi bebé está como un trapo, aguadito",
@@ -1801,6 +1829,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-HYPOGLYCEMIA-DKA": (
         (
+            "es diabetico y tiene el azucar en 30 esta sudando",
             "tiene el azúcar en 35",
             "es diabético y tiene el azúcar muy baja",
             "se le bajó el azúcar y está sudando",
@@ -1887,4 +1916,10 @@ SPANISH_CALM_MESSAGES: tuple[str, ...] = (
     "se me acabaron las pastillas de la tiroides",
     "¿pueden mandarme los resultados de mis análisis?",
     "estaba colgando un cuadro y me caí de una silla, me duele la muñeca",
+    "me duele la garganta y tengo tos desde el lunes",
+    "quiero saber si mi receta ya esta lista",
+    "tengo comezon en los pies",
+    "mi hijo se raspo la rodilla en el parque",
+    "me pico un mosquito y se me hincho un poquito el brazo",
+    "no se si tengo que ayunar para mis analisis",
 )
