@@ -41,7 +41,7 @@ SPANISH_SCOPE_BREAKERS = (
     r"[.,;:!?\u00bf\u00a1\n]|\b(?:pero|sin embargo|no obstante|aunque|excepto|salvo|sino|y|e|ahora|luego|entonces"
     r"|despues|asi que|pues|mas bien|mientras que|ya que|porque)\b"
 )
-SPANISH_NEGATIVE_FORM = r"\b(?:no|ni|sin|nunca|dejo de|deja de|ha dejado de|paro de|se paro|se detuvo)\b"
+SPANISH_NEGATIVE_FORM = r"\b(?:no|ni|sin|nunca|tampoco|dejo de|deja de|ha dejado de|paro de|se paro|se detuvo)\b"
 """Which patterns state a red flag as a negation ("no respira", "sin pulso"): their matches are masked before
 negation scopes are looked for, as rules._NEGATIVE_FORM does for the English ones."""
 
@@ -62,7 +62,7 @@ def _words(count: int, space_first: bool = True) -> str:
     return (rf"(?: {word})" if space_first else rf"(?:{word} )") + rf"{{0,{count}}}?"
 
 
-# Shared wording. Every gap is bounded (" + _gap(40) + r") so matching stays linear-time.
+# Shared wording. Every gap is bounded (_gap, _words) so matching stays linear-time.
 _NUMBER_1_12 = r"(?:[1-9]|1[0-2]|un|una|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce)"
 _CHILD_WORD = (
     r"(?:bebe|bebes|bebita|bebito|nene|nena|nino|nina|ninos|ninas|ninito|ninita|criatura|chiquillo|chiquilla"
@@ -112,7 +112,7 @@ _ANTICOAGULANT = (
     r"|\bapixaban\b|\brivaroxaban\b|\bacenocumarol\b|\bheparina\b|\bclopidogrel\b"
 )
 _ELDERLY = (
-    r"\b(?:6[5-9]|[7-9]\d|1[01]\d) ?(?:anos|a)\b",
+    r"\b(?:6[5-9]|[7-9]\d|1[01]\d) ?anos\b",
     r"\b(?:ancian[oa]s?|ancianit[oa]s?|viejit[oa]s?|abuel[oa]s?|abuelit[oa]s?|adult[oa]s? mayor(?:es)?"
     r"|persona mayor|tercera edad|asilo|casa de reposo|hogar de ancianos|residencia de ancianos|geriatric[oa])\b",
     _ANTICOAGULANT,
@@ -143,13 +143,12 @@ _A_RULES: dict[str, SpanishWording] = {
     "A-NOT-BREATHING": SpanishWording(
         (
             # "no respira bien" is breathing badly (distress), not an arrest.
-            r"\b(?:no|ni) (?:siquiera )?(?:esta |estaba )?respir(?:a|aba|ando|o)\b(?! (?:bien|normal|como siempre"
-            r"|muy bien|tan bien|por la nariz|por la boca|hondo|profundo))",
+            r"\b(?:no|ni|tampoco) (?:siquiera )?(?:esta |estaba )?respir(?:a|aba|ando|o)\b"
+            r"(?! (?:bien|normal|como siempre|muy bien|tan bien|por la nariz|por la boca|hondo|profundo))",
             r"\b(?:dejo|deja|ha dejado|dejaba|paro|ha parado) de respirar\b",
             r"\bse (?:le )?(?:paro|detuvo|fue|corto) la respiracion\b|\bparo respiratorio\b",
             r"\bsin respira(?:r|cion)\b|\bno (?:tiene|hay) respiracion\b(?! (?:agonic\w{0,2}|anormal|ruidosa"
-            r"|dificultosa"
-            r"|rara|extrana|con))",
+            r"|dificultosa|rara|extrana|con))",
             r"\bno (?:lo |la |le )?(?:veo|siento|escucho|oigo|vemos) (?:que )?respir(?:ar|e|ando)\b",
             r"\b(?:apenas|casi no|casi ni) respira\b",
             r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
@@ -183,10 +182,11 @@ _A_RULES: dict[str, SpanishWording] = {
     ),
     "A-RESUSCITATION": SpanishWording(
         (
-            r"\b(?:haciendo|hacer|hago|hace|hacen|hacemos|hicieron|hizo|hice|haciendole|dando|dar|doy|da|dan|damos"
-            r"|dieron|dandole|empez\w{0,5}|comenz\w{0,5}|inici\w{0,5}|sigue|siguen|seguimos|sigo|continua\w{0,3}"
-            r"|practic\w{0,5}"
-            r"|aplic\w{0,5})\b" + _gap(25) + r"(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
+            # Done or under way, not an instruction or a question ("sabe hacer RCP?", "empiece compresiones").
+            r"\b(?:haciendo|hago|hacen|hacemos|hicieron|hizo|hice|haciendole|dando|doy|dan|damos|dieron|dandole"
+            r"|empez(?:amos|aron|o|e)|comenz(?:amos|aron|o|e)|inici(?:amos|aron|o|e|ando)|sigue|siguen|seguimos|sigo"
+            r"|continua|continuan|continuamos|continuando|practicando|practicaron|aplicando"
+            r"|aplicaron)\b" + _gap(25) + r"(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
             r"(?<!taller de )(?<!certificado de )(?<!certificacion de )\b(?:rcp|reanimacion cardiopulmonar"
             r"|resucitacion cardiopulmonar|masaje cardiaco|compresiones(?: toracicas| en el pecho| de pecho)?"
             r"|respiracion (?:de )?boca a boca|boca a boca)\b",
@@ -213,7 +213,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"(?<!normalmente )(?<!siempre )(?<!usualmente )\binconsciente\b",
             r"\bsin (?:conocimiento|sentido|conciencia|respuesta)\b",
             # "no responde" about a person; not the phone, the door, or a treatment.
-            r"(?<!normalmente )(?<!siempre )(?<!usualmente )(?<!nunca )\b(?:no|ni) (?:me |nos |le |les )?"
+            r"(?<!normalmente )(?<!siempre )(?<!usualmente )(?<!nunca )\b(?:no|ni|tampoco) (?:me |nos |le |les )?"
             r"(?:responde|reacciona|contesta|despierta|se despierta|abre los ojos|quiere despertar)\b"
             r"(?! (?:el |al |a |a la |a los |a mis |mis |los |las |sus |la |bien )?(?:telefono|celular|cel|mensajes?"
             r"|llamadas?|whatsapp|textos?|correos?|tratamiento|medicamentos?|medicinas?|antibioticos?|pastillas"
@@ -244,8 +244,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|morad[oa]|azul|azulad[oa]|azulit[oa]|negrit[oa])\b",
             _CYANOSIS_BEFORE + r"\b(?:esta|se ve) (?:todo |toda |bien |muy )?(?:azul|azulad[oa]|azulit[oa])\b",
             r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=" + _gap(30) + r"\b(?:respir|ahog|aire"
-            r"|atragant"
-            r"|atora|tose|toser|responde|reacciona))",
+            r"|atragant|atora|tose|toser|responde|reacciona))",
             r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde"
             r"|reacciona)\w{0,6}\b" + _gap(30) + r"\besta (?:todo "
             r"|toda |bien |muy )?(?:moradit[oa]|morad[oa])\b",
@@ -307,8 +306,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bahogamiento\b|\b(?:lo|la|le) sac(?:aron|amos|ue|o) (?:ahogad[oa] )?del? " + _WATER + r"\b",
             r"\belectrocut\w{0,6}\b|\b(?:descarga|choque) electric[oa]\b",
             r"\b(?:toco|agarro|le dio|le pego|lo agarro|la agarro|lo jalo)\b" + _gap(20) + r"\b(?:alta tension"
-            r"|alto voltaje"
-            r"|la corriente|un cable pelado)\b",
+            r"|alto voltaje|la corriente|un cable pelado)\b",
         ),
     ),
 }
@@ -332,8 +330,7 @@ _DRUGS = (
 )
 _SUBSTANCES = (
     r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?|pilas?"
-    r"|baterias?"
-    r"|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
+    r"|baterias?|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
     r"|limpiaparabrisas|frenos)|aceite de lampara|queroseno|kerosen[oe]|gasolina|diesel|thinner|tiner|aguarras"
     r"|solvente|destapacanos|destapa ?canos|limpiahornos|sosa caustica|soda caustica|lejia|caustic[oa]"
     r"|capsulas? de (?:detergente|jabon)|detergente en capsulas|cloro|blanqueador|clorox|veneno (?:para|de)"
@@ -377,9 +374,9 @@ _LATE_PREGNANCY = (
 _PREECLAMPSIA_SIGN = (
     r"(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa|ve borroso|veo borroso"
     r"|(?:ve|veo|viendo|vio|vi) (?:lucecitas|estrellitas|manchas|puntos|luces)|cambios en la vision"
-    r"|hinchazon de (?:la )?cara"
-    r"|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
+    r"|hinchazon de (?:la )?cara|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
 )
+_JUMP_FROM = r"(?:de|del|desde|por|frente|delante|a las vias|al tren|al metro|al rio)"
 _SWEAT = r"\b(?:suda|sudando|sudaba|sudado|sudada|sudor|sudoroso|sudorosa|sudoracion|empapad[oa] en sudor)\b"
 _VEHICLE = (
     r"(?:carro|coche|auto|automovil|camion|camioneta|troca|trailer|tren|moto|motocicleta|autobus|bus|micro|combi"
@@ -396,8 +393,7 @@ _B_RULES: dict[str, SpanishWording] = {
             # "ataque" alone may be a heart attack or panic; with shaking or rolled-back eyes it is a seizure.
             r"\b(?:le dio|le esta dando|tuvo|le vino) un ataque\b(?! (?:de (?:panico|nervios|ansiedad|tos|risa|asma"
             r"|celos|histeria|rabia|ira|llanto)|al corazon|cardiaco))" + _gap(30) + r"\b(?:tembl\w{0,5}|sacud\w{0,6}"
-            r"|espuma"
-            r"|ojos (?:en blanco|volteados|para atras)|se puso (?:ties[oa]|rigid[oa]))",
+            r"|espuma|ojos (?:en blanco|volteados|para atras)|se puso (?:ties[oa]|rigid[oa]))",
             r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
         ),
     ),
@@ -452,8 +448,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:se (?:quedo|ha quedado)|quedo|de repente (?:esta|quedo)) cieg[oa]\b|\bceguera (?:repentina"
             r"|subita)\b",
             r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b" + _gap(15) + r"\b(?:no (?:ve|veo"
-            r"|puede ver"
-            r"|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
+            r"|puede ver|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
             r"\bse (?:le|me) (?:fue|apago) la vista\b|\bcomo una cortina (?:negra |oscura )?(?:sobre|en) (?:el|su|mi)"
             r" ojo\b|\bamaurosis\b",
         ),
@@ -461,8 +456,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-CHEMICAL-EYE": SpanishWording(
         (
             r"\b" + _EYE_CHEMICAL + r"\b" + _gap(30, lazy=True) + r"\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi "
-            r"|mis |un |ambos"
-            r" |uno de los )?ojos?\b",
+            r"|mis |un |ambos |uno de los )?ojos?\b",
             r"\bojos?\b" + _gap(20, lazy=True) + r"\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
             r"\bquemadura quimica (?:en|de|a) (?:el |los |la |su |sus |mi |mis )?ojos?\b"
             r"|\b(?:quemadura|lesion) ocular (?:quimica|por (?:acido|alcali|quimicos?))\b",
@@ -471,9 +465,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-CHEST-PAIN-RISK": SpanishWording(
         (
             r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b" + _words(2) + r" (?:de"
-            r"|del"
-            r"|en el"
-            r"|en su|en mi) pecho\b",
+            r"|del|en el|en su|en mi) pecho\b",
             r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)" + _words(2) + r" pecho\b",
             r"\bdolor (?:\w+ )?(?:toracico|precordial|retroesternal)\b",
             r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
@@ -493,7 +485,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\b(?:ya )?(?:tuvo|ha tenido|le dio) (?:un |otro )?infarto\b|\b(?:tiene|le pusieron|con) (?:un |una )?"
             r"(?:stent|bypass|marcapasos|cateterismo)\b|\bcardiopat\w{0,3}\b|\b(?:enfermo|problemas?|enfermedad)"
             r" del corazon\b",
-            r"\b(?:[3-9]\d|1[01]\d) ?(?:anos|a)\b",
+            r"\b(?:[3-9]\d|1[01]\d) ?anos\b",
             r"\bdiabet\w{0,4}\b",
             r"\bpalid[oa]\b|\bpalidez\b",
             r"\bmare(?:o|os|ad[oa]|ando|a)\b",
@@ -506,8 +498,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-AORTIC-DISSECTION": SpanishWording(
         (
             r"\bdolor " + _words(2, space_first=False) + r"(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)"
-            r"|como si (?:le|me)"
-            r" (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
+            r"|como si (?:le|me) (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
             r"\bcomo si (?:algo |alguien )?(?:le|me|lo|la) (?:estuviera |estuvieran )?(?:desgarra\w{0,6}|rasga\w{0,6}"
             r"|partiendo|partiera|rompiendo por dentro|arrancando|arrancara)",
             r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b"
@@ -551,19 +542,33 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SUICIDAL": SpanishWording(
         (
             r"\bsuicid\w{0,5}\b",
-            r"(?!\b(?:se|me) quiere morir de |\bme quiero morir de )"
-            r"\b(?:se|me) (?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba"
-            r"|amenaza con|amenazo con|dice que (?:se )?va a) (?:matar|morir|suicidar|quitar la vida|ahorcar|colgar"
-            r"|cortar las venas|tirar (?:de|del|desde|por|al|frente)|aventar (?:de|del|desde|por|al|frente)"
-            r"|lanzar (?:de|del|desde|por|al|frente)|envenenar|hacer dano|lastimar|dar un tiro|pegar un tiro)\b",
-            r"\b(?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa en|pensando en"
-            r"|amenaza con|amenazando con|amenazo con|habla de|hablando de|dice que va a) (?:matarse|matarme"
-            r"|morirse|morirme|suicidarse|suicidarme|quitarse la vida|quitarme la vida|ahorcarse|colgarse"
-            r"|cortarse las venas|envenenarse|hacerse dano|lastimarse|hacerme dano|darse un tiro|pegarse un tiro"
-            r"|(?:tirarse|aventarse|lanzarse) (?:de|del|desde|por|frente|delante|a las vias|al tren|al metro"
-            r"|al rio))\b",
-            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b|\bquiere(?:n)? morir(?:se)?\b(?! de"
-            r" (?:la )?(?:verguenza|risa|pena|hambre|sueno|calor|frio|aburrimiento|miedo|dolor|ganas))"
+            # Reflexive: "se quiere matar" (he wants to kill himself), "me quiero matar" (I want to); "me quiere
+            # matar" or "quiere matarme" is someone threatening the caller (B-VIOLENCE-THREAT).
+            r"\bse (?:quiere|queria|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba|amenaza con"
+            r"|amenazo con) (?:matar|suicidar|quitar la vida|ahorcar|colgar|cortar las venas|tirar "
+            + _JUMP_FROM
+            + r"|aventar "
+            + _JUMP_FROM
+            + r"|lanzar "
+            + _JUMP_FROM
+            + r"|envenenar|hacer dano|lastimar|dar un tiro"
+            r"|pegar un tiro)\b",
+            r"\bme (?:quiero|queria|voy a|iba a|quise|trate de|intente|estoy pensando|pienso) (?:matar|suicidar"
+            r"|quitar la vida|ahorcar|colgar|cortar las venas|tirar "
+            + _JUMP_FROM
+            + r"|aventar "
+            + _JUMP_FROM
+            + r"|envenenar|hacer dano|dar un tiro|pegar un tiro)\b",
+            r"\b(?:quiere|queria|va a|iba a|quiso|trato de|intento|esta tratando de|piensa en|pensando en|amenaza con"
+            r"|amenazando con|amenazo con|habla de|hablando de) (?:matarse|morirse|suicidarse|quitarse la vida"
+            r"|ahorcarse|colgarse|cortarse las venas|envenenarse|hacerse dano|lastimarse|darse un tiro|pegarse un tiro"
+            r"|(?:tirarse|aventarse|lanzarse) " + _JUMP_FROM + r")\b",
+            r"\b(?:quiero|voy a|pienso en|estoy pensando en|trate de|intente) (?:matarme|morirme|suicidarme"
+            r"|quitarme la vida|ahorcarme|colgarme|cortarme las venas|envenenarme|hacerme dano"
+            r"|(?:tirarme|aventarme|lanzarme) " + _JUMP_FROM + r")\b",
+            r"\b(?:quiere|quieren|quiero) morir(?:se|me)?\b(?! de (?:la )?(?:verguenza|risa|pena|hambre|sueno|calor"
+            r"|frio|aburrimiento|miedo|dolor|ganas))",
+            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b"
             r"|\b(?:estaria|estariamos|estarian) mejor muert[oa]s?\b",
             r"\bautolesi\w{0,4}|\bse (?:auto)?lesion\w{0,3}\b|\bse (?:corto|esta cortando|cortaba) (?:las venas"
             r"|las munecas|la muneca|el cuello|los brazos)\b|\bse hizo dano (?:a proposito|a si mism[oa])\b",
@@ -585,6 +590,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|disparar(?:nos|le|les|me)?|apunalar(?:nos|la|lo|me)?|acuchillar(?:nos|la|lo|me)?|balear(?:nos|la|lo"
             r"|me)?)\b(?!se)",
             r"\bhomicid\w{0,4}\b",
+            r"\b(?:quiere|queria|va a|iba a|amenaza con|amenazo con|quiso|trato de|intento) (?:matar|lastimar|herir"
+            r"|balear|apunalar|acuchillar|disparar)(?:me|nos|la|lo|los|las|le|les|te)\b",
             r"\b(?:quiere|queria|va a|iba a|planea|piensa|dice que va a|quiso|intento|trato de) (?:matar|lastimar"
             r"|herir|balear|apunalar|acuchillar|dispararle) (?:a )?(?:alguien|la gente|los demas|las personas"
             r"|todos|todo el mundo|su |mi |sus |mis |nosotros|el vecino|la vecina|los vecinos)",
@@ -616,8 +623,7 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:me|la|lo|le|nos) (?:golpe\w{0,4}|peg(?:o|aba)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo"
             r"|abofeteo|empujo|madreo)\b" + _gap(10, lazy=True) + r"\b(?:su|mi|el|la) (?:novio|novia|esposo|esposa"
-            r"|marido|pareja"
-            r"|ex\w{0,7}|concubin[oa]|padrastro|madrastra|cuidador[a]?)\b",
+            r"|marido|pareja|ex\w{0,7}|concubin[oa]|padrastro|madrastra|cuidador[a]?)\b",
             r"\bviolencia (?:domestica|intrafamiliar|familiar|de genero|de pareja)\b|\b(?:disputa|pleito|pelea"
             r"|disturbio) (?:domestic[oa]|familiar|conyugal|de pareja)\b",
             r"\b(?:novio|novia|esposo|esposa|marido|pareja|ex|exesposo|exesposa|exnovio|exnovia|exmarido|expareja"
@@ -660,8 +666,7 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\batropell\w{0,6}\b|\barrollad[oa]\b",
             r"\b" + _VEHICLE + r"\b" + _gap(15) + r"\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo"
-            r"|arrollo"
-            r"|paso por encima|embistio)\b",
+            r"|arrollo|paso por encima|embistio)\b",
             r"\b(?:lo|la|le|me|los) (?:pego|golpeo|avento|levanto|tumbo|embistio|arrollo) (?:un|una|el|la) "
             + _VEHICLE
             + r"\b",
@@ -716,8 +721,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b" + _FALL + _HEIGHT_GAP + r"(?:1\d ?(?:pies|ft)\b|[3-5](?:[.,]\d)? ?(?:m|metros|mts)\b)",
             r"\b" + _FALL + r" (?:de|del|desde) (?:un |una |el |la )?arbol\b",
             r"\b(?:[2-5]|dos|tres|cuatro|cinco|(?:el |del )?doble|(?:el "
-            r"|del )?triple) (?:veces )?(?:de )?su (?:propia )?(?:altura"
-            r"|estatura)\b",
+            r"|del )?triple) (?:veces )?(?:de )?su (?:propia )?(?:altura|estatura)\b",
         ),
         context=_CHILD,
     ),
@@ -812,8 +816,7 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:el )?peor dolor (?:de cabeza )?(?:de|en) (?:toda )?(?:su|mi) vida\b",
             r"\bdolor " + _words(2, space_first=False) + r"(?:insoportable|inaguantable|terrible|horrible|atroz"
-            r"|insufrible|espantoso|brutal"
-            r"|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
+            r"|insufrible|espantoso|brutal|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
             r"\b(?:gritando|grita|llorando|retorciendose|se retuerce|se esta retorciendo|chillando|aullando) (?:de|del"
             r"|por el) dolor\b|\bno (?:aguanta|soporta) el dolor\b",
             r"\bdolor de cabeza (?:subito|repentino|en trueno|explosivo)\b|\bcefalea en trueno\b",
@@ -858,8 +861,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bse (?:paso|excedio) (?:con|de) (?:las |la |su )?(?:droga|drogas|pastillas|medicina|medicamento"
             r"|heroina|fentanilo|dosis)\b",
             r"\bse (?:tomo|trago|comio|tomaron|metio)\b" + _gap(15, lazy=True) + r"\b(?:todas|todos|un (?:frasco|bote"
-            r"|puno|punado"
-            r"|monton)|una (?:caja|botella|tira)|el frasco|la caja"
+            r"|puno|punado|monton)|una (?:caja|botella|tira)|el frasco|la caja"
             r"|el bote)\b" + _gap(25, lazy=True) + r"\b(?:pastillas|tabletas"
             r"|pildoras|medicinas|medicamentos|capsulas|pastas|chochos)\b",
             r"\benvenen\w{0,6}\b|\bintoxicad[oa]\b(?! (?:con|por) (?:comida|algo que comio|mariscos|alimentos))"
@@ -909,8 +911,7 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:se (?:trago|comio|metio|chupo|mastico)|trago|comio|ingirio|mastico|chupo|agarro|se tomo (?:todo"
             r"|toda|todas|todos|un monton|varias|muchas))" + _WORD_GAP + r"(?:[\w'-]+ )?(?:pastillas?|pastillitas"
-            r"|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|jarabe|vitaminas|gomitas|comestibles"
-            r"|parches?)\b",
+            r"|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|jarabe|vitaminas|gomitas|comestibles|parches?)\b",
             r"\b(?:pastillas?|tabletas?|capsulas?|medicinas?|medicamentos?) (?:ingeridas?|tragad[oa]s?)\b",
         ),
         context=_CHILD,
@@ -954,9 +955,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|privadas))\b" + _gap(20, lazy=True) + r"\b(?:dolor"
             r"|duele|duelen|hinchad[oa]s?|inflamad[oa]s?|torsion|torcid[oa])\b",
             r"\b(?:dolor|hinchazon|inflamacion|duele|duelen)\b" + _gap(20, lazy=True) + r"\b(?:testicul\w{0,3}"
-            r"|escrot\w{0,2}"
-            r"|partes (?:intimas"
-            r"|nobles|privadas))\b",
+            r"|escrot\w{0,2}|partes (?:intimas|nobles|privadas))\b",
             r"\btorsion\b(?! de (?:tobillo|rodilla|muneca|pie|cuello))",
         ),
         context=(
@@ -970,8 +969,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HEAD-INJURY-RISK": SpanishWording(
         (
             r"\bse (?:pego|golpeo|dio|lastimo|rompio|abrio|descalabro|dio un golpe|dio un madrazo) (?:en |con "
-            r"|contra )?"
-            r"(?:la |su )?cabeza\b|\bse descalabro\b|\bcayo de cabeza\b",
+            r"|contra )?(?:la |su )?cabeza\b|\bse descalabro\b|\bcayo de cabeza\b",
             r"\b(?:golpe|golpazo|trancazo|madrazo|chingadazo|chichon|chipote|herida|cortada|corte|pedrada)"
             r" (?:fuerte |muy fuerte )?(?:en|de) (?:la |su )?(?:cabeza|frente|mollera|craneo)\b",
             r"\b(?:lesion|trauma|traumatismo|herida|golpe) (?:en la |de |en el )?(?:cabeza|craneal"
@@ -1011,8 +1009,9 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\bhipoterm\w{0,3}\b|\bgolpe de calor\b|\bhiperterm\w{0,3}\b",
             r"\b(?:lo|la) encontr\w{0,5} (?:tirad[oa] )?(?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio"
-            r"|a la"
-            r" intemperie)\b" + _gap(30) + r"\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
+            r"|a la intemperie)\b"
+            + _gap(30)
+            + r"\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
         ),
     ),
     "B-LIMB-ISCHEMIA": SpanishWording(
@@ -1158,8 +1157,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|de alprazolam|de pastillas para dormir)\b|\b(?:dejo|ha dejado|dejar) (?:de (?:tomar|beber) (?:alcohol"
             r"|licor|cerveza|de golpe)|el alcohol|la bebida|el trago|el pisto|las benzodiacepinas|el clonazepam"
             r"|el alprazolam|el rivotril)\b|\b(?:dejo|ha dejado) de (?:tomar|beber)\b(?! (?:su|sus|la|las|el|los|esa"
-            r"|esas"
-            r"|ese|esos|medicina|medicamento|pastillas|agua|leche))",
+            r"|esas|ese|esos|medicina|medicamento|pastillas|agua|leche))",
         ),
         context=(
             r"\btembl\w{0,5}|\btembladera\b|\btemblores?\b|\bsacudid\w{0,3}|\balucin\w{0,6}|\bve (?:bichos|animales"
@@ -1229,6 +1227,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no le hicieron RCP, está hablando",
             "no está intubado, respira solo",
             "quiero inscribirme a un curso de RCP",
+            "¿sabe hacer RCP? le voy a explicar cómo dar compresiones",
         ),
     ),
     "A-UNRESPONSIVE": (
