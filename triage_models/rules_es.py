@@ -705,7 +705,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b"
             + _FALL
             + r" (?:de|del|desde|por) (?:el |la |un |una |lo alto de(?:l| la)? |arriba de(?:l| la)? |su )?"
-            r"(?:techo|azotea|tejado|escalera(?! de (?:la casa|caracol))|andamio|balcon|edificio|puente|barranco"
+            r"(?:techo|azotea|tejado|(?<!por la )(?<!por una )escalera(?! de (?:la casa|caracol)| abajo)|andamio|balcon|edificio|puente|barranco"
             r"|precipicio|acantilado|barranca|segundo piso|tercer piso|cuarto piso|quinto piso|\d+(?:o|er)? piso"
             r"|ventana|loza|losa|techado)\b",
             r"\b" + _FALL + r" (?:de|desde) (?:un |una |el |la )?(?:[2-9]|dos|tres|cuatro|cinco|seis) (?:pisos"
@@ -728,7 +728,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-ELDERLY-FALL": SpanishWording(
         (
             r"\b(?:se cayo|se callo|cayo|callo|se resbalo|rodo|se fue rodando|se vino rodando) (?:por|de|desde lo alto"
-            r" de) (?:las |unas |todas las |\d{2} |(?:diez|doce|quince|veinte) )?(?:escaleras|escalones|gradas)\b",
+            r" de) (?:las |unas |todas las |\d{2} |(?:diez|doce|quince|veinte) )?(?:escaleras|escalones|gradas)\b"
+            r"|\b(?:se cayo|se callo|cayo|callo|se resbalo|rodo|se fue rodando) por (?:la|una|toda la) escalera\b",
             r"\b(?:rodo|cayo|se cayo|se fue|se vino) escaleras abajo\b",
         ),
         context=_ELDERLY,
@@ -1094,7 +1095,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HYPOGLYCEMIA-DKA": SpanishWording(
         (
             r"\b(?:azucar|glucosa|glicemia|glucemia|destro|dxt)\b\s*(?:(?:en|de|esta en|es de|esta|le salio|salio en"
-            r"|marca|marco|bajo a|:)\s*){0,2}(?:[1-4]\d|[1-9])\b(?![.,]\d|\s*(?:anos|dias|horas|minutos|semanas))",
+            r"|marca|marco|bajo a|:)\s*){0,2}(?:[1-4]\d|[1-9])\b"
+            r"(?![.,]\d|\s*(?:anos|dias|horas|minutos|semanas|veces|pastillas|tabletas|cucharadas|unidades))",
             r"\b(?:azucar|glucosa) (?:muy |bien |super )?baja\b|\bse (?:le|me) (?:bajo|cayo|esta bajando) (?:mucho )?"
             r"(?:el |la )?(?:azucar|glucosa)\b|\bbaja de azucar\b|\bbajon de azucar\b",
             r"\bhipogl[iu]cemi\w{0,2}\b|\bcetoacidosis\b",
@@ -1161,7 +1163,7 @@ _B_RULES: dict[str, SpanishWording] = {
         ),
         context=(
             r"\btembl\w{0,5}|\btembladera\b|\btemblores?\b|\bsacudid\w{0,3}|\balucin\w{0,6}|\bve (?:bichos|animales"
-            r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT[2:-2] + r"|\bagitad\w{0,2}"
+            r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT + r"|\bagitad\w{0,2}"
             r"|\bconfundid[oa]\b|\binquiet[oa]\b",
             r"\bdelirium tremens\b|\bdelirio tremens\b",
         ),
