@@ -705,7 +705,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b"
             + _FALL
             + r" (?:de|del|desde|por) (?:el |la |un |una |lo alto de(?:l| la)? |arriba de(?:l| la)? |su )?"
-            r"(?:techo|azotea|tejado|(?<!por la )(?<!por una )escalera(?! de (?:la casa|caracol)| abajo)|andamio|balcon|edificio|puente|barranco"
+            r"(?:techo|azotea|tejado|(?<!por la )(?<!por una )escalera(?! de (?:la casa|caracol)| abajo)|andamio"
+            r"|balcon|edificio|puente|barranco"
             r"|precipicio|acantilado|barranca|segundo piso|tercer piso|cuarto piso|quinto piso|\d+(?:o|er)? piso"
             r"|ventana|loza|losa|techado)\b",
             r"\b" + _FALL + r" (?:de|desde) (?:un |una |el |la )?(?:[2-9]|dos|tres|cuatro|cinco|seis) (?:pisos"
