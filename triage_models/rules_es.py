@@ -41,11 +41,28 @@ SPANISH_SCOPE_BREAKERS = (
     r"[.,;:!?\u00bf\u00a1\n]|\b(?:pero|sin embargo|no obstante|aunque|excepto|salvo|sino|y|e|ahora|luego|entonces"
     r"|despues|asi que|pues|mas bien|mientras que|ya que|porque)\b"
 )
-SPANISH_NEGATIVE_FORM = r"\b(?:no|ni|sin|nunca|dejo de|deja de|ha dejado de|paro de|se paro|se detuvo)\b"
+SPANISH_NEGATIVE_FORM = r"\b(?:no|ni|sin|nunca|tampoco|dejo de|deja de|ha dejado de|paro de|se paro|se detuvo)\b"
 """Which patterns state a red flag as a negation ("no respira", "sin pulso"): their matches are masked before
 negation scopes are looked for, as rules._NEGATIVE_FORM does for the English ones."""
 
-# Shared wording. Every gap is bounded ([^.]{0,40}) so matching stays linear-time.
+# Gaps between two findings, or between a subject and what is said of it, never cross a negation word: "el brazo
+# izquierdo no esta debil" is no stroke sign, and a red flag worded as a negation is masked whole, so its span must
+# not swallow the negation of the finding after it ("no le ha bajado la regla, no tiene sangrado").
+_NEGATION_WORD = r"(?:no|ni|sin|nunca|jamas|tampoco|niega|nego)\b"
+
+
+def _gap(chars: int, lazy: bool = False) -> str:
+    """Up to `chars` characters within one sentence, stopping before any negation word."""
+    return rf"(?:(?!\b{_NEGATION_WORD})[^.]){{0,{chars}}}" + ("?" if lazy else "")
+
+
+def _words(count: int, space_first: bool = True) -> str:
+    """Up to `count` words (fewest first), none of them a negation word."""
+    word = rf"(?!{_NEGATION_WORD})\w+"
+    return (rf"(?: {word})" if space_first else rf"(?:{word} )") + rf"{{0,{count}}}?"
+
+
+# Shared wording. Every gap is bounded (_gap, _words) so matching stays linear-time.
 _NUMBER_1_12 = r"(?:[1-9]|1[0-2]|un|una|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce)"
 _CHILD_WORD = (
     r"(?:bebe|bebes|bebita|bebito|nene|nena|nino|nina|ninos|ninas|ninito|ninita|criatura|chiquillo|chiquilla"
@@ -81,7 +98,9 @@ _INFANT = (
     r"\b" + _WEEKS_4_12 + r" semanas de (?:nacid[oa]|vida|edad)\b",
     r"\b" + _CHILD_WORD + r" de (?:" + _WEEKS_4_12 + r" semanas|" + _MONTHS_1_2 + r" mes(?:es)?)\b",
     r"\b" + _MONTHS_1_2 + r" mes(?:es)? de (?:nacid[oa]|vida|edad)\b",
-    r"\b(?:bebe|nin[oa]|hij[oa]|nene|nena)\b[^.]{0,20}\btiene (?:"
+    r"\b(?:bebe|nin[oa]|hij[oa]|nene|nena)\b"
+    + _gap(20)
+    + r"\btiene (?:"
     + _MONTHS_1_2
     + r" mes(?:es)?|"
     + _WEEKS_4_12
@@ -93,7 +112,7 @@ _ANTICOAGULANT = (
     r"|\bapixaban\b|\brivaroxaban\b|\bacenocumarol\b|\bheparina\b|\bclopidogrel\b"
 )
 _ELDERLY = (
-    r"\b(?:6[5-9]|[7-9]\d|1[01]\d) ?(?:anos|a)\b",
+    r"\b(?:6[5-9]|[7-9]\d|1[01]\d) ?anos\b",
     r"\b(?:ancian[oa]s?|ancianit[oa]s?|viejit[oa]s?|abuel[oa]s?|abuelit[oa]s?|adult[oa]s? mayor(?:es)?"
     r"|persona mayor|tercera edad|asilo|casa de reposo|hogar de ancianos|residencia de ancianos|geriatric[oa])\b",
     _ANTICOAGULANT,
@@ -124,20 +143,20 @@ _A_RULES: dict[str, SpanishWording] = {
     "A-NOT-BREATHING": SpanishWording(
         (
             # "no respira bien" is breathing badly (distress), not an arrest.
-            r"\b(?:no|ni) (?:siquiera )?(?:esta |estaba )?respir(?:a|aba|ando|o)\b(?! (?:bien|normal|como siempre"
-            r"|muy bien|tan bien|por la nariz|por la boca|hondo|profundo))",
+            r"\b(?:no|ni|tampoco) (?:siquiera )?(?:esta |estaba )?respir(?:a|aba|ando|o)\b"
+            r"(?! (?:bien|normal|como siempre|muy bien|tan bien|por la nariz|por la boca|hondo|profundo))",
             r"\b(?:dejo|deja|ha dejado|dejaba|paro|ha parado) de respirar\b",
             r"\bse (?:le )?(?:paro|detuvo|fue|corto) la respiracion\b|\bparo respiratorio\b",
             r"\bsin respira(?:r|cion)\b|\bno (?:tiene|hay) respiracion\b(?! (?:agonic\w{0,2}|anormal|ruidosa"
-            r"|dificultosa"
-            r"|rara|extrana|con))",
+            r"|dificultosa|rara|extrana|con))",
             r"\bno (?:lo |la |le )?(?:veo|siento|escucho|oigo|vemos) (?:que )?respir(?:ar|e|ando)\b",
             r"\b(?:apenas|casi no|casi ni) respira\b",
             r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
             # Abnormal breathing in someone who does not respond is treated as not breathing (dispatch protocol).
-            r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando|como ronquido)\b[^.]{0,40}?"
-            r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
-            r"\bno (?:responde|despierta|reacciona|contesta)\b[^.]{0,40}?\b(?P<also>respira (?:muy )?(?:raro|feo"
+            r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando"
+            r"|como ronquido)\b" + _gap(40, lazy=True) + r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
+            r"\bno (?:responde|despierta|reacciona"
+            r"|contesta)\b" + _gap(40, lazy=True) + r"\b(?P<also>respira (?:muy )?(?:raro|feo"
             r"|extrano|rarito|con dificultad|roncando|como ronquido))\b",
         ),
     ),
@@ -150,7 +169,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bparo (?:cardiac[oa]|cardiorrespiratorio|del corazon|al corazon)\b",
             r"\b(?:le dio|tuvo|le esta dando|sufrio|hizo|le vino) un paro\b(?! (?:respiratorio|de \w+))"
             + _HISTORY_AHEAD,
-            r"\bcodigo azul\b",
+            r"\bcodigo azul\b|\bsin signos (?:vitales|de vida)\b",
             r"\bno (?:tiene|hay|le (?:siento|escucho|oigo|encuentro)) (?:el |los )?(?:latido|latidos|corazon"
             r"|signos vitales|senales de vida|signos de vida)\b",
             r"\bno le late el corazon\b|\b(?:su|el) corazon no (?:le )?late\b|\bcorazon dejo de latir\b",
@@ -163,17 +182,20 @@ _A_RULES: dict[str, SpanishWording] = {
     ),
     "A-RESUSCITATION": SpanishWording(
         (
-            r"\b(?:haciendo|hacer|hago|hace|hacen|hacemos|hicieron|hizo|hice|haciendole|dando|dar|doy|da|dan|damos"
-            r"|dieron|dandole|empez\w{0,5}|comenz\w{0,5}|inici\w{0,5}|sigue|siguen|seguimos|sigo|continua\w{0,3}"
-            r"|practic\w{0,5}|aplic\w{0,5})\b[^.]{0,25}(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
+            # Done or under way, not an instruction or a question ("sabe hacer RCP?", "empiece compresiones").
+            r"\b(?:haciendo|hago|hacen|hacemos|hicieron|hizo|hice|haciendole|dando|doy|dan|damos|dieron|dandole"
+            r"|empez(?:amos|aron|o|e)|comenz(?:amos|aron|o|e)|inici(?:amos|aron|o|e|ando)|sigue|siguen|seguimos|sigo"
+            r"|continua|continuan|continuamos|continuando|practicando|practicaron|aplicando"
+            r"|aplicaron)\b" + _gap(25) + r"(?<!curso de )(?<!cursos de )(?<!clase de )(?<!clases de )"
             r"(?<!taller de )(?<!certificado de )(?<!certificacion de )\b(?:rcp|reanimacion cardiopulmonar"
             r"|resucitacion cardiopulmonar|masaje cardiaco|compresiones(?: toracicas| en el pecho| de pecho)?"
             r"|respiracion (?:de )?boca a boca|boca a boca)\b",
             r"\brcp (?:en curso|en progreso|en marcha|iniciada|activa|continua|por (?:testigos|familiares|bomberos"
             r"|la familia|paramedicos|la policia))\b",
             r"\b(?:lo|la|le|les) (?:desfibrilaron|desfibrilo|desfibrile|desfibrilamos|cardiovirtieron)\b",
-            r"\b(?:dea|desfibrilador externo|desfibrilador automatico)\b[^.]{0,20}\b(?P<also>(?:le |lo |la )?(?:dio"
-            r"|dieron|dimos|di|aplico|aplicamos)(?: \w+){0,2}? (?:descargas?|choques?)|descarg\w{0,5}"
+            r"\b(?:dea|desfibrilador externo|desfibrilador automatico)\b" + _gap(20) + r"\b(?P<also>(?:le |lo "
+            r"|la )?(?:dio"
+            r"|dieron|dimos|di|aplico|aplicamos)" + _words(2) + r" (?:descargas?|choques?)|descarg\w{0,5}"
             r"|recomend\w{0,4} (?:una )?descarga)\b",
             r"\b(?:le |lo |la )?(?:dieron|dimos|di) (?:una |un |dos |tres |\d+ )?descargas?\b(?! electric)",
             r"\bmarcapasos (?:externo|transcutaneo)\b|\bestimulacion transcutanea\b|\bdescompresion con aguja\b",
@@ -191,7 +213,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"(?<!normalmente )(?<!siempre )(?<!usualmente )\binconsciente\b",
             r"\bsin (?:conocimiento|sentido|conciencia|respuesta)\b",
             # "no responde" about a person; not the phone, the door, or a treatment.
-            r"(?<!normalmente )(?<!siempre )(?<!usualmente )(?<!nunca )\b(?:no|ni) (?:me |nos |le |les )?"
+            r"(?<!normalmente )(?<!siempre )(?<!usualmente )(?<!nunca )\b(?:no|ni|tampoco) (?:me |nos |le |les )?"
             r"(?:responde|reacciona|contesta|despierta|se despierta|abre los ojos|quiere despertar)\b"
             r"(?! (?:el |al |a |a la |a los |a mis |mis |los |las |sus |la |bien )?(?:telefono|celular|cel|mensajes?"
             r"|llamadas?|whatsapp|textos?|correos?|tratamiento|medicamentos?|medicinas?|antibioticos?|pastillas"
@@ -199,7 +221,7 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bno (?:lo|la|le) (?:puedo|podemos|pueden|pude|pudimos) despertar\b|\bno (?:puedo|podemos|pueden)"
             r" despertarl[oa]\b|\bno hay (?:manera|forma) de despertarl[oa]\b",
             r"\bno (?:vuelve|ha vuelto|volvia|regresa) en si\b",
-            r"\b(?:esta|sigue|continua|todavia esta|aun esta) desmayad[oa]\b",
+            r"\b(?:esta|sigue|continua|todavia esta|aun esta) (?:desmayad[oa]|privad[oa])\b",
             r"\b(?:solo|nada mas|nomas|unicamente) (?:responde|reacciona) al dolor\b"
             r"|\b(?:responde|reacciona) (?:solo|nada mas|unicamente) al dolor\b",
         ),
@@ -211,8 +233,8 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|camina|subir|sube|ejercicio|esfuerzo|hablar|toser))|\bahogandose\b|\batragantandose\b",
             r"\bse (?:ahogo|ahoga|atraganto|atraganta|atoro|atora|trabo) con\b",
             r"\bse (?:atraganto|atraganta)\b|\batragantad[oa]\b",
-            r"\b(?:atorad[oa]|atascad[oa]|trabad[oa]|atravesad[oa]|atoro|atora|atasco|trabo|atraveso)\b[^.]{0,25}?"
-            r"\ben (?:la|su|mi) garganta\b",
+            r"\b(?:atorad[oa]|atascad[oa]|trabad[oa]|atravesad[oa]|atoro|atora|atasco|trabo"
+            r"|atraveso)\b" + _gap(25, lazy=True) + r"\ben (?:la|su|mi) garganta\b",
             r"\bse le (?:atoro|atasco|atraveso|trabo|fue por el otro lado)\b",
             r"\bno (?:puede|pudo|podia) (?:hablar|respirar) ni toser\b|\bno (?:puede|pudo|podia) (?:toser|respirar)"
             r" ni hablar\b",
@@ -221,9 +243,10 @@ _A_RULES: dict[str, SpanishWording] = {
             r"\bse (?:esta poniendo|puso|pone|ha puesto|volvio|le puso) (?:todo |toda |bien |muy )?(?:moradit[oa]"
             r"|morad[oa]|azul|azulad[oa]|azulit[oa]|negrit[oa])\b",
             _CYANOSIS_BEFORE + r"\b(?:esta|se ve) (?:todo |toda |bien |muy )?(?:azul|azulad[oa]|azulit[oa])\b",
-            r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=[^.]{0,30}\b(?:respir|ahog|aire|atragant"
-            r"|atora|tose|toser|responde|reacciona))",
-            r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde|reacciona)\w{0,6}\b[^.]{0,30}\besta (?:todo "
+            r"\besta (?:todo |toda |bien |muy )?(?:moradit[oa]|morad[oa])\b(?=" + _gap(30) + r"\b(?:respir|ahog|aire"
+            r"|atragant|atora|tose|toser|responde|reacciona))",
+            r"\b(?:respir|ahog|aire|atragant|atora|tose|toser|responde"
+            r"|reacciona)\w{0,6}\b" + _gap(30) + r"\besta (?:todo "
             r"|toda |bien |muy )?(?:moradit[oa]|morad[oa])\b",
             r"\b(?:labios|boca|cara|carita|labiecitos|trompita|boquita) (?:\w+ )?(?:morad[oa]s?|azul(?:es)?"
             r"|azulad[oa]s?|moradit[oa]s?)\b",
@@ -256,6 +279,8 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|la boca)\b",
             r"\b(?:lengua|labios?) (?:se le |se )?(?:esta |estan )?(?:hinch|inflam)\w{0,6}\b",
             r"\bhinchazon (?:de|en) (?:la )?(?:garganta|lengua)\b",
+            r"\bse le (?:hincho|hincharon|esta hinchando|estan hinchando)\b" + _gap(20) + r"\b(?:la garganta"
+            r"|la lengua)\b",
         ),
     ),
     "A-SEIZURE-ONGOING": SpanishWording(
@@ -273,13 +298,15 @@ _A_RULES: dict[str, SpanishWording] = {
     "A-HANGING-DROWNING": SpanishWording(
         (
             r"\bahorcad[oa]\b(?! por)|\bse (?:ahorco|esta ahorcando)\b|\bse colgo (?:de|del|con)\b"
+            r"|\bse colgo(?= *(?:[.,;!?]|$))"
+            r"|\b(?:(?:lo|la) )?encontr\w{0,5}(?: a \w+(?: \w+)?)? colgad[oa]\b|\besta colgad[oa] (?:de|del)\b"
             r"|\bcolgad[oa] (?:del cuello|de una (?:soga|cuerda|viga|sabana)|del techo|de la regadera)\b",
-            r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|a)\b[^.]{0,30}\b" + _WATER + r"\b",
-            r"\b" + _WATER + r"\b[^.]{0,40}\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|aba|a)\b",
+            r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|a)\b" + _gap(30) + r"\b" + _WATER + r"\b",
+            r"\b" + _WATER + r"\b" + _gap(40) + r"\b(?:casi )?se (?:esta |estaba )?ahog(?:ando|o|aba|a)\b",
             r"\bahogamiento\b|\b(?:lo|la|le) sac(?:aron|amos|ue|o) (?:ahogad[oa] )?del? " + _WATER + r"\b",
             r"\belectrocut\w{0,6}\b|\b(?:descarga|choque) electric[oa]\b",
-            r"\b(?:toco|agarro|le dio|le pego|lo agarro|la agarro|lo jalo)\b[^.]{0,20}\b(?:alta tension|alto voltaje"
-            r"|la corriente|un cable pelado)\b",
+            r"\b(?:toco|agarro|le dio|le pego|lo agarro|la agarro|lo jalo)\b" + _gap(20) + r"\b(?:alta tension"
+            r"|alto voltaje|la corriente|un cable pelado)\b",
         ),
     ),
     "A-NOT-BREATHING-NORMALLY": SpanishWording(
@@ -335,8 +362,8 @@ _DRUGS = (
     r"|antidepresivos?|calmantes?)"
 )
 _SUBSTANCES = (
-    r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?"
-    r"|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
+    r"(?:pilas? (?:de boton|de reloj|redondas?|chiquitas?|planas?)|baterias? (?:de boton|de reloj)|pilitas?|pilas?"
+    r"|baterias?|imanes|iman|anticongelante|metanol|alcohol de (?:madera|quemar)|liquido (?:de|para) (?:parabrisas"
     r"|limpiaparabrisas|frenos)|aceite de lampara|queroseno|kerosen[oe]|gasolina|diesel|thinner|tiner|aguarras"
     r"|solvente|destapacanos|destapa ?canos|limpiahornos|sosa caustica|soda caustica|lejia|caustic[oa]"
     r"|capsulas? de (?:detergente|jabon)|detergente en capsulas|cloro|blanqueador|clorox|veneno (?:para|de)"
@@ -347,10 +374,12 @@ _SUBSTANCES = (
 )
 _INGEST = (
     r"(?:se (?:trago|comio|tomo|bebio|metio a la boca)|trago|tragado|tragando|se esta tragando|comio|comido"
-    r"|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
+    r"|tomo|tomado|bebio|bebido|chupo|mastico|mordio|ingirio|ingerido|ingesta de)"
 )
 # A few words between a verb and its object, never across a conjunction ("comio y luego limpiamos con cloro").
-_WORD_GAP = r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b)[\w'/-]+){0,4}?\s+"
+_WORD_GAP = (
+    r"(?:\s+(?!y\b|e\b|pero\b|luego\b|despues\b|antes\b|mientras\b|o\b|" + _NEGATION_WORD + r")[\w'/-]+){0,4}?\s+"
+)
 _EYE_CHEMICAL = (
     r"(?:quimic[oa]s?|productos? quimicos?|cloro|blanqueador|clorox|lejia|acidos?|alcali|sosa caustica|sosa"
     r"|soda caustica|cal|cemento|concreto|amoniaco|destapacanos|destapa ?canos|limpiahornos|liquido de (?:la )?"
@@ -365,7 +394,7 @@ _PREGNANT = (
 )
 _PREGNANCY_SIGN = (
     r"(?P<also>\bsangr(?:ado|ando|a|o)\b|\bhemorragia\b|\bcoagulos\b|\bmanch(?:ado|ando)\b"
-    r"|\b(?:dolor|dolores|colicos?|retorcijones|calambres|punzadas?)\b(?: \w+){0,3}? (?:de|en) (?:el |la |su |mi )?"
+    r"|\b(?:dolor|dolores|colicos?|retorcijones|calambres|punzadas?)\b" + _words(3) + r" (?:de|en) (?:el |la |su |mi )?"
     r"(?:vientre|barriga|panza|pancita|estomago|abdomen|pelvis|bajo vientre|parte de abajo|vientre bajo)\b"
     r"|\bdolor abdominal\b|\b(?:me|le) duele (?:mucho |bastante )?(?:el vientre|la barriga|la panza|el estomago"
     r"|el abdomen|abajo)\b)"
@@ -378,9 +407,9 @@ _LATE_PREGNANCY = (
 _PREECLAMPSIA_SIGN = (
     r"(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa|ve borroso|veo borroso"
     r"|(?:ve|veo|viendo|vio|vi) (?:lucecitas|estrellitas|manchas|puntos|luces)|cambios en la vision"
-    r"|hinchazon de (?:la )?cara"
-    r"|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
+    r"|hinchazon de (?:la )?cara|cara hinchada|se le hincho la cara|dolor (?:en la )?boca del estomago|convulsi\w{0,6})"
 )
+_JUMP_FROM = r"(?:de|del|desde|por|frente|delante|a las vias|al tren|al metro|al rio)"
 _SWEAT = r"\b(?:suda|sudando|sudaba|sudado|sudada|sudor|sudoroso|sudorosa|sudoracion|empapad[oa] en sudor)\b"
 _VEHICLE = (
     r"(?:carro|coche|auto|automovil|camion|camioneta|troca|trailer|tren|moto|motocicleta|autobus|bus|micro|combi"
@@ -394,6 +423,10 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bconvuls\w{0,8}\b(?! desde (?:nin[oa]|chic[oa]|pequen[oa]|hace anos|siempre))" + _HISTORY_AHEAD,
             r"\b(?:ataque|crisis)(?: \w+)? (?:epileptic[oa]|de epilepsia|convulsiv[oa])\b",
             r"\ble (?:dio|da|esta dando|vino) (?:la |un )?epilepsia\b",
+            # "ataque" alone may be a heart attack or panic; with shaking or rolled-back eyes it is a seizure.
+            r"\b(?:le dio|le esta dando|tuvo|le vino) un ataque\b(?! (?:de (?:panico|nervios|ansiedad|tos|risa|asma"
+            r"|celos|histeria|rabia|ira|llanto)|al corazon|cardiaco))" + _gap(30) + r"\b(?:tembl\w{0,5}|sacud\w{0,6}"
+            r"|espuma|ojos (?:en blanco|volteados|para atras)|se puso (?:ties[oa]|rigid[oa]))",
             r"\b(?:echando|echa|echo|saca|sacando|saco|le sale|le salia) espuma (?:por|de) la boca\b",
         ),
     ),
@@ -404,8 +437,10 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|intento ahorcar|agarro del cuello|apreto el cuello|apretaba el cuello|asfixio|asfixiaba"
             r"|quiso asfixiar)\b",
             r"\bahorcad[oa] por\b",
-            r"\b(?:le|me|la|lo) (?:puso|apreto|agarro|apretaba|agarraba)(?: \w+){0,3}? (?:el|del|en el|al) cuello\b",
-            r"\b(?:manos|soga|cuerda|cable|cinturon|mecate|lazo) (?:\w+ ){0,2}?(?:alrededor del|en el|del) cuello\b",
+            r"\b(?:le|me|la|lo) (?:puso|apreto|agarro|apretaba|agarraba)" + _words(3) + r" (?:el|del|en el"
+            r"|al) cuello\b",
+            r"\b(?:manos|soga|cuerda|cable|cinturon|mecate"
+            r"|lazo) " + _words(2, space_first=False) + r"(?:alrededor del|en el|del) cuello\b",
             r"\b(?:intento|trato|quiso|quiere|intentaba|queria) (?:de )?(?:ahorcarse|colgarse)\b"
             r"|\bintento de (?:ahorcamiento|ahorcarse)\b|\bmarcas? (?:de (?:la )?(?:soga|cuerda) )?en el cuello\b",
         ),
@@ -422,16 +457,19 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|un lado de la cara|media cara)\b|\bparalisis facial\b",
             r"\bhabla (?:muy )?(?:arrastrad[oa]|enredad[oa]|trabad[oa]|como borrach[oa])\b|\b(?:habla )?arrastr"
             r"(?:a|ando) las palabras\b|\bse le traba la lengua\b|\bno le salen las palabras\b|\blengua trabada\b",
-            r"\b(?:brazo|pierna|mano|lado|cara) (?:izquierd[oa]|derech[oa])\b[^.]{0,15}\b(?:debil|sin fuerza|dormid[oa]"
+            r"\b(?:brazo|pierna|mano|lado|cara) (?:izquierd[oa]|derech[oa])\b" + _gap(15) + r"\b(?:debil|sin fuerza"
+            r"|dormid[oa]"
             r"|entumid[oa]|adormecid[oa]|paralizad[oa]|muert[oa]|caid[oa]|no (?:lo |la )?(?:puede mover|mueve"
             r"|siente|responde))",
             r"\b(?:debilidad|adormecimiento|entumecimiento|paralisis|no (?:puede|pudo) (?:mover|levantar|sentir)"
-            r"|no siente|se le durmio|se le (?:paralizo|entumio|adormecio)|no tiene fuerza en)\b[^.]{0,20}"
-            r"\b(?:izquierd[oa]|derech[oa]|de un lado|medio cuerpo|la mitad del cuerpo)\b",
-            r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b[^.]{0,15}\b(?:debilidad"
+            r"|no siente|se le durmio|se le (?:paralizo|entumio|adormecio)|no tiene fuerza en)\b"
+            + _gap(20)
+            + r"\b(?:izquierd[oa]|derech[oa]|de un lado|medio cuerpo|la mitad del cuerpo)\b",
+            r"\b(?:de repente|derrepente|de pronto|repentin\w{0,6}|subit\w{0,6})\b" + _gap(15) + r"\b(?:debilidad"
             r"|adormecimiento|entumecimiento|confusion|confundid[oa]|no (?:puede|pudo) (?:hablar|caminar|ver|mover"
             r"|levantar)|se le durmio (?:el|la|medio))",
-            r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji",
+            r"\bhemipare|\bhemipleji|\bafasi|\bparapare|\bparapleji|\bcuadripleji|\btetrapleji|\bdisartri",
+            r"\bdesviacion de (?:la )?comisura (?:labial|bucal)\b",
             r"\bpeor dolor de cabeza\b|\bdolor de cabeza\b[^.]{0,40}\bel peor de (?:mi|su) vida\b|\bdolor de cabeza"
             r" (?:muy )?(?:fuerte|intenso|terrible)\b[^.]{0,30}\bde (?:golpe|repente)\b",
         ),
@@ -444,27 +482,27 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|mi|los|ambos|uno de los) )?ojos?\b",
             r"\b(?:se (?:quedo|ha quedado)|quedo|de repente (?:esta|quedo)) cieg[oa]\b|\bceguera (?:repentina"
             r"|subita)\b",
-            r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b[^.]{0,15}\b(?:no (?:ve|veo|puede ver"
-            r"|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
+            r"\b(?:de repente|derrepente|de pronto|repentinamente|subitamente)\b" + _gap(15) + r"\b(?:no (?:ve|veo"
+            r"|puede ver|pudo ver|vio)|perdio (?:la )?(?:vista|vision)|ve (?:todo )?negro|vio todo negro)",
             r"\bse (?:le|me) (?:fue|apago) la vista\b|\bcomo una cortina (?:negra |oscura )?(?:sobre|en) (?:el|su|mi)"
             r" ojo\b|\bamaurosis\b",
         ),
     ),
     "B-CHEMICAL-EYE": SpanishWording(
         (
-            r"\b" + _EYE_CHEMICAL + r"\b[^.]{0,30}?\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi |mis |un |ambos"
-            r" |uno de los )?ojos?\b",
-            r"\bojos?\b[^.]{0,20}?\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
+            r"\b" + _EYE_CHEMICAL + r"\b" + _gap(30, lazy=True) + r"\b(?:en|a|dentro de) (?:el |los |la |su |sus |mi "
+            r"|mis |un |ambos |uno de los )?ojos?\b",
+            r"\bojos?\b" + _gap(20, lazy=True) + r"\b(?:con|de) (?:un |una |el |la )?" + _EYE_CHEMICAL + r"\b",
             r"\bquemadura quimica (?:en|de|a) (?:el |los |la |su |sus |mi |mis )?ojos?\b"
             r"|\b(?:quemadura|lesion) ocular (?:quimica|por (?:acido|alcali|quimicos?))\b",
         ),
     ),
     "B-CHEST-PAIN-RISK": SpanishWording(
         (
-            r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b(?: \w+){0,2}? (?:de|del"
-            r"|en el"
-            r"|en su|en mi) pecho\b",
-            r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)(?: \w+){0,2}? pecho\b",
+            r"\b(?:dolor|dolores|opresion|presion|apreton|peso|pesadez|molestia|punzadas?)\b" + _words(2) + r" (?:de"
+            r"|del|en el|en su|en mi) pecho\b",
+            r"\b(?:le|me|te) (?:duele|dolia|empezo a doler|aprieta|oprime)" + _words(2) + r" pecho\b",
+            r"\bdolor (?:\w+ )?(?:toracico|precordial|retroesternal)\b",
             r"\bataque (?:al corazon|cardiaco)\b|\binfarto\b(?! cerebral)|\besta infartando\w{0,2}\b",
             r"\b(?:elefante|peso|piedra|algo pesado) (?:encima|sobre) (?:del |el |de su |de mi |su |mi )?pecho\b"
             r"|\bcomo si (?:le|me) (?:aplastaran|apretaran) el pecho\b",
@@ -482,7 +520,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\b(?:ya )?(?:tuvo|ha tenido|le dio) (?:un |otro )?infarto\b|\b(?:tiene|le pusieron|con) (?:un |una )?"
             r"(?:stent|bypass|marcapasos|cateterismo)\b|\bcardiopat\w{0,3}\b|\b(?:enfermo|problemas?|enfermedad)"
             r" del corazon\b",
-            r"\b(?:[3-9]\d|1[01]\d) ?(?:anos|a)\b",
+            r"\b(?:[3-9]\d|1[01]\d) ?anos\b",
             r"\bdiabet\w{0,4}\b",
             r"\bpalid[oa]\b|\bpalidez\b",
             r"\bmare(?:o|os|ad[oa]|ando|a)\b",
@@ -494,12 +532,13 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-AORTIC-DISSECTION": SpanishWording(
         (
-            r"\bdolor (?:\w+ ){0,2}?(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)|como si (?:le|me)"
-            r" (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
+            r"\bdolor " + _words(2, space_first=False) + r"(?:desgarrante|desgarrador|como (?:un )?desgarr(?:o|e)"
+            r"|como si (?:le|me) (?:desgarraran|arrancaran|rompieran|partieran|rasgaran))",
             r"\bcomo si (?:algo |alguien )?(?:le|me|lo|la) (?:estuviera |estuvieran )?(?:desgarra\w{0,6}|rasga\w{0,6}"
             r"|partiendo|partiera|rompiendo por dentro|arrancando|arrancara)",
-            r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b[^.]{0,20}"
-            r"\b(?:desgarr\w{0,5}|rasga\w{0,5})\b(?! muscular)",
+            r"\b(?:sensacion|sentimiento) (?:de )?desgarr\w{0,4}\b|\b(?:dolor|siente|sentia|siento)\b"
+            + _gap(20)
+            + r"\b(?:desgarr\w{0,5}|rasga\w{0,5})\b(?! muscular)",
             r"\bdiseccion (?:de (?:la )?)?aort\w{0,3}\b|\baneurisma (?:aortico |de (?:la )?aorta |abdominal )?(?:roto"
             r"|se rompio|disecante|reventado|fisurado)\b|\bse le (?:rompio|reviento) (?:el |un )?aneurisma\b"
             r"|\bmasa pulsatil\b",
@@ -508,11 +547,14 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-GI-BLEEDING": SpanishWording(
         (
             r"\b(?:vomit\w{0,5}|devolv\w{0,5}|devuelve|arroj\w{0,5}|tosiendo|tose|tosio|guacare\w{0,5})"
-            r"(?: \w+){0,2}? sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b",
+            + _words(2)
+            + r" sangre\b|\b(?:vomitos?|tos) (?:con|de) sangre\b|\bhematemesis\b|\bhematoquezia\b"
+            r"|\bmelenic[oa]s?\b",
             r"\b(?:echa|echando|echo|saca|sacando) sangre por la boca\b",
             r"\b(?:heces|popo|caca|evacuaciones|excremento|deposiciones|diarrea) (?:muy |bien )?(?:negras?|negros?"
             r"|como (?:alquitran|chapopote|brea)|con sangre|sanguinolentas?)\b",
-            r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b|\bvomit\w{0,5}[^.]{0,20}\b(?:como (?:asiento"
+            r"\b(?:posos|asiento|asientos|borra|cuncho|concho) de cafe\b"
+            r"|\bvomit\w{0,5}" + _gap(20) + r"\b(?:como (?:asiento"
             r"|posos|borra|concho) de cafe|negro|negruzco|cafe oscuro)\b",
             r"\b(?:heces|popo|excremento|caca|evacuaciones)\b[^.]{0,10}\bnegr[oa]s?\b",
         ),
@@ -536,17 +578,33 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SUICIDAL": SpanishWording(
         (
             r"\bsuicid\w{0,5}\b",
-            r"\b(?:se|me) (?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba"
-            r"|amenaza con|amenazo con|dice que (?:se )?va a) (?:matar|morir|suicidar|quitar la vida|ahorcar|colgar"
-            r"|cortar las venas|tirar (?:de|del|desde|por|al|frente)|aventar (?:de|del|desde|por|al|frente)"
-            r"|lanzar (?:de|del|desde|por|al|frente)|envenenar|hacer dano|lastimar|dar un tiro|pegar un tiro)\b",
-            r"\b(?:quiere|queria|quiero|va a|iba a|quiso|trato de|intento|esta tratando de|piensa en|pensando en"
-            r"|amenaza con|amenazando con|amenazo con|habla de|hablando de|dice que va a) (?:matarse|matarme"
-            r"|morirse|morirme|suicidarse|suicidarme|quitarse la vida|quitarme la vida|ahorcarse|colgarse"
-            r"|cortarse las venas|envenenarse|hacerse dano|lastimarse|hacerme dano|darse un tiro|pegarse un tiro"
-            r"|(?:tirarse|aventarse|lanzarse) (?:de|del|desde|por|frente|delante|a las vias|al tren|al metro"
-            r"|al rio))\b",
-            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b|\bquiere(?:n)? morir(?:se)?\b"
+            # Reflexive: "se quiere matar" (he wants to kill himself), "me quiero matar" (I want to); "me quiere
+            # matar" or "quiere matarme" is someone threatening the caller (B-VIOLENCE-THREAT).
+            r"\bse (?:quiere|queria|va a|iba a|quiso|trato de|intento|esta tratando de|piensa|pensaba|amenaza con"
+            r"|amenazo con) (?:matar|suicidar|quitar la vida|ahorcar|colgar|cortar las venas|tirar "
+            + _JUMP_FROM
+            + r"|aventar "
+            + _JUMP_FROM
+            + r"|lanzar "
+            + _JUMP_FROM
+            + r"|envenenar|hacer dano|lastimar|dar un tiro"
+            r"|pegar un tiro)\b",
+            r"\bme (?:quiero|queria|voy a|iba a|quise|trate de|intente|estoy pensando|pienso) (?:matar|suicidar"
+            r"|quitar la vida|ahorcar|colgar|cortar las venas|tirar "
+            + _JUMP_FROM
+            + r"|aventar "
+            + _JUMP_FROM
+            + r"|envenenar|hacer dano|dar un tiro|pegar un tiro)\b",
+            r"\b(?:quiere|queria|va a|iba a|quiso|trato de|intento|esta tratando de|piensa en|pensando en|amenaza con"
+            r"|amenazando con|amenazo con|habla de|hablando de) (?:matarse|morirse|suicidarse|quitarse la vida"
+            r"|ahorcarse|colgarse|cortarse las venas|envenenarse|hacerse dano|lastimarse|darse un tiro|pegarse un tiro"
+            r"|(?:tirarse|aventarse|lanzarse) " + _JUMP_FROM + r")\b",
+            r"\b(?:quiero|voy a|pienso en|estoy pensando en|trate de|intente) (?:matarme|morirme|suicidarme"
+            r"|quitarme la vida|ahorcarme|colgarme|cortarme las venas|envenenarme|hacerme dano"
+            r"|(?:tirarme|aventarme|lanzarme) " + _JUMP_FROM + r")\b",
+            r"\b(?:quiere|quieren|quiero) morir(?:se|me)?\b(?! de (?:la )?(?:verguenza|risa|pena|hambre|sueno|calor"
+            r"|frio|aburrimiento|miedo|dolor|ganas))",
+            r"\bno (?:quiere|quiero|queria) (?:vivir|seguir viviendo|estar vivo)\b"
             r"|\b(?:estaria|estariamos|estarian) mejor muert[oa]s?\b",
             r"\bautolesi\w{0,4}|\bse (?:auto)?lesion\w{0,3}\b|\bse (?:corto|esta cortando|cortaba) (?:las venas"
             r"|las munecas|la muneca|el cuello|los brazos)\b|\bse hizo dano (?:a proposito|a si mism[oa])\b",
@@ -568,6 +626,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|disparar(?:nos|le|les|me)?|apunalar(?:nos|la|lo|me)?|acuchillar(?:nos|la|lo|me)?|balear(?:nos|la|lo"
             r"|me)?)\b(?!se)",
             r"\bhomicid\w{0,4}\b",
+            r"\b(?:quiere|queria|va a|iba a|amenaza con|amenazo con|quiso|trato de|intento) (?:matar|lastimar|herir"
+            r"|balear|apunalar|acuchillar|disparar)(?:me|nos|la|lo|los|las|le|les|te)\b",
             r"\b(?:quiere|queria|va a|iba a|planea|piensa|dice que va a|quiso|intento|trato de) (?:matar|lastimar"
             r"|herir|balear|apunalar|acuchillar|dispararle) (?:a )?(?:alguien|la gente|los demas|las personas"
             r"|todos|todo el mundo|su |mi |sus |mis |nosotros|el vecino|la vecina|los vecinos)",
@@ -597,11 +657,15 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-DOMESTIC-VIOLENCE": SpanishWording(
         (
+            r"\b(?:me|la|lo|le|nos) (?:golpe\w{0,4}|peg(?:o|aba)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo"
+            r"|abofeteo|empujo|madreo)\b" + _gap(10, lazy=True) + r"\b(?:su|mi|el|la) (?:novio|novia|esposo|esposa"
+            r"|marido|pareja|ex\w{0,7}|concubin[oa]|padrastro|madrastra|cuidador[a]?)\b",
             r"\bviolencia (?:domestica|intrafamiliar|familiar|de genero|de pareja)\b|\b(?:disputa|pleito|pelea"
             r"|disturbio) (?:domestic[oa]|familiar|conyugal|de pareja)\b",
             r"\b(?:novio|novia|esposo|esposa|marido|pareja|ex|exesposo|exesposa|exnovio|exnovia|exmarido|expareja"
             r"|concubin[oa]|padrastro|madrastra|cuidador|cuidadora|papa|mama|padre|madre|hij[oa]|niet[oa]|yerno"
-            r"|nuera|suegr[oa]|cunad[oa])\b[^.]{0,20}?\b(?P<also>(?:me|la|lo|le|nos|los|las) (?:golpe\w{0,4}"
+            r"|nuera|suegr[oa]|cunad[oa])\b" + _gap(20, lazy=True) + r"\b(?P<also>(?:me|la|lo|le|nos|los"
+            r"|las) (?:golpe\w{0,4}"
             r"|peg(?:o|aba|a|aron)|pate\w{0,4}|ahorco|estrangulo|agredio|ataco|cacheteo|abofeteo|empujo|tiro al suelo"
             r"|avento|dio una (?:golpiza|paliza|cachetada|bofetada)|madreo|quemo|corto|arrastro))\b",
             r"\b(?:golpead[oa]|agredid[oa]|atacad[oa]|pateado|pateada|estrangulad[oa]|madread[oa]) por (?:su|mi|el"
@@ -627,7 +691,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|metieron) un (?:balazo|tiro|plomazo))\b|\bse (?:le )?disparo\b",
             r"\b(?:lo|la|me|le) picaron\b(?! (?:los |las |unos |unas )?(?:mosquitos|abejas|avispas|hormigas|zancudos"
             r"|moscos|chinches|pulgas|aranas))",
-            r"\b(?:cuchillo|navaja|bala|flecha|varilla|palo|fierro|tubo|clavo|vidrio)\b[^.]{0,20}\b(?:clavad[oa]"
+            r"\b(?:cuchillo|navaja|bala|flecha|varilla|palo|fierro|tubo|clavo|vidrio)\b" + _gap(20) + r"\b(?:clavad[oa]"
             r"|encajad[oa]|enterrad[oa]|incrustad[oa]|atravesad[oa]|metid[oa]) (?:en|por) (?:el|la|su|mi) (?:pecho"
             r"|abdomen|barriga|panza|estomago|cuello|espalda|cabeza|ojo|ingle|costado)\b",
             r"\bse (?:le )?(?:clavo|enterro|encajo|incrusto) (?:un|una|el|la) (?:\w+ )?(?:en|por) (?:el|la|su|mi)"
@@ -637,27 +701,32 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HIGH-RISK-MECHANISM": SpanishWording(
         (
             r"\batropell\w{0,6}\b|\barrollad[oa]\b",
-            r"\b" + _VEHICLE + r"\b[^.]{0,15}\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo|arrollo"
-            r"|paso por encima|embistio)\b",
+            r"\b" + _VEHICLE + r"\b" + _gap(15) + r"\b(?:le|lo|la|les|los|me) (?:pego|golpeo|avento|levanto|tumbo"
+            r"|arrollo|paso por encima|embistio)\b",
             r"\b(?:lo|la|le|me|los) (?:pego|golpeo|avento|levanto|tumbo|embistio|arrollo) (?:un|una|el|la) "
             + _VEHICLE
             + r"\b",
-            r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b[^.]{0,15}\b(?:"
+            r"\b(?:expulsad[oa]|eyectad[oa])s?\b|\bsali(?:o|eron) (?:volando|disparad[oa]s?)\b"
+            + _gap(15)
+            + r"\b(?:"
             + _VEHICLE
             + r"|parabrisas|ventana|caballo|cuatrimoto)\b",
-            r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b[^.]{0,20}\b(?:se volteo|se volc\w{0,3}|volc\w{0,3}"
+            r"\bse (?:volteo|volco|volcaron|voltearon) (?:el|la|su|un|una) " + _VEHICLE + r"\b",
+            r"\bvolcadura\b|\b(?:" + _VEHICLE + r"|cuatrimoto)\b" + _gap(20) + r"\b(?:se volteo|se volc\w{0,3}"
+            r"|volc\w{0,3}"
             r"|dio (?:\w+ )?vueltas|quedo (?:de cabeza|volteado|volteada|al reves|con las llantas (?:para|hacia)"
             r" arriba))",
-            r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b[^.]{0,30}\b(?:mismo|misma)"
+            r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b" + _gap(30) + r"\b(?:mismo|misma)"
             r" (?:carro|coche|auto|vehiculo|camioneta)\b|\b(?:mismo|misma) (?:carro|coche|auto|vehiculo|camioneta)"
-            r"\b[^.]{0,30}\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b",
-            r"\b(?:conductor|chofer|pasajer[oa]|acompanante|ocupante)s?\b[^.]{0,15}\b(?:murio|murieron|fallecio"
+            r"\b" + _gap(30) + r"\b(?:murio|murieron|muert[oa]s?|fallecid[oa]s?|fallecio|sin vida)\b",
+            r"\b(?:conductor|chofer|pasajer[oa]|acompanante|ocupante)s?\b" + _gap(15) + r"\b(?:murio|murieron|fallecio"
             r"|fallecieron|esta muert[oa]|estan muert[oa]s|quedo muert[oa]|sin vida)\b",
-            r"\b(?:moto|motocicleta|motoneta|cuatrimoto|moto de cross)\b[^.]{0,15}\b(?:accidente|choque|choco"
+            r"\b(?:moto|motocicleta|motoneta|cuatrimoto|moto de cross)\b" + _gap(15) + r"\b(?:accidente|choque|choco"
             r"|se cayo|derrap\w{0,4}|estrell\w{0,4}|impacto)\b|\bmotociclista\b|\b(?:accidente|choque|caida|se cayo"
-            r"|derrape)\b[^.]{0,10}\b(?:de|en|de la|en la|en su) (?:moto|motocicleta|motoneta|cuatrimoto)\b",
-            r"\b(?:alta velocidad|a toda velocidad)\b[^.]{0,20}\b(?:choque|choco|accidente|volc\w{0,3}|estrell\w{0,4}"
-            r"|impacto)|\b(?:choque|choco|accidente|se estrello|impacto)\b[^.]{0,25}\b(?:alta velocidad"
+            r"|derrape)\b" + _gap(10) + r"\b(?:de|en|de la|en la|en su) (?:moto|motocicleta|motoneta|cuatrimoto)\b",
+            r"\b(?:alta velocidad|a toda velocidad)\b" + _gap(20) + r"\b(?:choque|choco|accidente|volc\w{0,3}"
+            r"|estrell\w{0,4}"
+            r"|impacto)|\b(?:choque|choco|accidente|se estrello|impacto)\b" + _gap(25) + r"\b(?:alta velocidad"
             r"|a toda velocidad|en la autopista|en la carretera|en el freeway)\b|\b(?:[89]\d|1\d\d) ?(?:km/?h"
             r"|kilometros por hora)\b|\b(?:[5-9]\d|1\d\d) ?(?:mph|millas por hora)\b",
             r"\b(?:atrapad[oa]|prensad[oa]|aplastad[oa]|machucad[oa])s? (?:en|dentro del?|bajo|debajo del?"
@@ -672,7 +741,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b"
             + _FALL
             + r" (?:de|del|desde|por) (?:el |la |un |una |lo alto de(?:l| la)? |arriba de(?:l| la)? |su )?"
-            r"(?:techo|azotea|tejado|escalera(?! de (?:la casa|caracol))|andamio|balcon|edificio|puente|barranco"
+            r"(?:techo|azotea|tejado|(?<!por la )(?<!por una )escalera(?! de (?:la casa|caracol)| abajo)|andamio"
+            r"|balcon|edificio|puente|barranco"
             r"|precipicio|acantilado|barranca|segundo piso|tercer piso|cuarto piso|quinto piso|\d+(?:o|er)? piso"
             r"|ventana|loza|losa|techado)\b",
             r"\b" + _FALL + r" (?:de|desde) (?:un |una |el |la )?(?:[2-9]|dos|tres|cuatro|cinco|seis) (?:pisos"
@@ -688,24 +758,25 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b" + _FALL + _HEIGHT_GAP + r"(?:1\d ?(?:pies|ft)\b|[3-5](?:[.,]\d)? ?(?:m|metros|mts)\b)",
             r"\b" + _FALL + r" (?:de|del|desde) (?:un |una |el |la )?arbol\b",
             r"\b(?:[2-5]|dos|tres|cuatro|cinco|(?:el |del )?doble|(?:el "
-            r"|del )?triple) (?:veces )?(?:de )?su (?:propia )?(?:altura"
-            r"|estatura)\b",
+            r"|del )?triple) (?:veces )?(?:de )?su (?:propia )?(?:altura|estatura)\b",
         ),
         context=_CHILD,
     ),
     "B-ELDERLY-FALL": SpanishWording(
         (
             r"\b(?:se cayo|se callo|cayo|callo|se resbalo|rodo|se fue rodando|se vino rodando) (?:por|de|desde lo alto"
-            r" de) (?:las |unas |todas las |\d{2} |(?:diez|doce|quince|veinte) )?(?:escaleras|escalones|gradas)\b",
+            r" de) (?:las |unas |todas las |\d{2} |(?:diez|doce|quince|veinte) )?(?:escaleras|escalones|gradas)\b"
+            r"|\b(?:se cayo|se callo|cayo|callo|se resbalo|rodo|se fue rodando) por (?:la|una|toda la) escalera\b",
             r"\b(?:rodo|cayo|se cayo|se fue|se vino) escaleras abajo\b",
         ),
         context=_ELDERLY,
     ),
     "B-DIVING-INJURY": SpanishWording(
         (
-            r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b[^.]{0,30}\b(?:poco profund\w{0,3}"
+            r"\b(?:clavado|se clavo|salto|se tiro|se avento|se lanzo|brinco)\b" + _gap(30) + r"\b(?:poco profund\w{0,3}"
             r"|bajit[oa]|lado bajo|parte baja|" + _WATER + r")\b",
-            r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b",
+            r"\baccidente (?:de|al) (?:clavado|zambullirse|tirarse al agua)\b|\bse zambull\w{0,4}\b"
+            r"|\bse (?:echo|tiro|avento|lanzo|dio) (?:un )?clavado\b",
         ),
         context=(
             r"\bcuello\b|\bnuca\b|\bcervical\b|\bcolumna\b|\bhormigue\w{0,4}|\bentumi\w{0,4}|\badormec\w{0,5}"
@@ -727,7 +798,8 @@ _B_RULES: dict[str, SpanishWording] = {
             r" comporta) (?:muy )?(?:raro|rara|extrano|extrana)\b",
             r"\bse (?:desmayo|privo|desvanecio|quedo privad[oa])\b|\bdesmay\w{0,4}\b|\bperdio (?:el )?(?:conocimiento"
             r"|sentido|la conciencia)\b|\bsincope\b",
-            r"\bse (?:desplomo|colapso)\b|\bcolaps\w{0,4}\b",
+            r"\bse (?:desplomo|colapso)\b|\bcolaps\w{0,4}\b|\bperdida (?:del estado )?de (?:la )?(?:conciencia"
+            r"|alerta|conocimiento)\b|\bdeterioro (?:del estado )?de (?:la )?conciencia\b",
             r"\b(?:entra y sale|pierde y recupera) (?:de )?(?:la )?conciencia\b|\bresponde (?:solo |nada mas )?a la"
             r" voz\b|\bno esta en sus cinco sentidos\b|\bestado mental alterado\b|\bcambio (?:en su|de) (?:estado"
             r" mental|conducta|comportamiento)\b",
@@ -741,7 +813,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r" (?:el )?aire\b|\bno (?:me|le) (?:entra|llega|alcanza) el aire\b",
             r"\b(?:lucha|luchando|batalla|batallando|peleando) (?:para|por) respirar\b"
             r"|\bse (?:esta )?asfixia(?:ndo)?\b",
-            r"\b(?:ataque|crisis) (?:de asma|asmatica)\b[^.]{0,10}\b(?:fuerte|grave|severa?|muy mal|terrible"
+            r"\b(?:ataque|crisis) (?:de asma|asmatica)\b" + _gap(10) + r"\b(?:fuerte|grave|severa?|muy mal|terrible"
             r"|horrible)\b|\b(?:fuerte|grave|severa?|terrible|tremend[oa]) (?:ataque|crisis) (?:de asma|asmatica)\b",
             r"\b(?:mucha|severa|grave) (?:dificultad para respirar|falta de aire)\b|\ble falta (?:mucho|muchisimo"
             r"|demasiado) el aire\b|\bdificultad respiratoria (?:severa|grave|importante)\b|\bdistres respiratorio\b"
@@ -765,9 +837,10 @@ _B_RULES: dict[str, SpanishWording] = {
         context=(
             r"\bpastillas? anticonceptivas?\b|\banticonceptiv\w{0,3}\b|\bpastillas? (?:para no embarazarse|de"
             r" planificar|para planificar)\b|\bestrogen\w{0,3}\b|\bparche anticonceptivo\b",
-            r"\b(?:cirugia|operacion)\b[^.]{0,20}\b(?:reciente|hace (?:\d+|un|una|unos|unas|dos|tres|pocos)"
-            r" (?:dias?|semanas?)|la semana pasada|ayer|el mes pasado)\b|\b(?:lo|la|me|le) operaron\b[^.]{0,20}"
-            r"\b(?:hace (?:\d+|un|una|unos|unas|dos|tres|pocos) (?:dias?|semanas?)|la semana pasada|ayer)\b"
+            r"\b(?:cirugia|operacion)\b" + _gap(20) + r"\b(?:reciente|hace (?:\d+|un|una|unos|unas|dos|tres|pocos)"
+            r" (?:dias?|semanas?)|la semana pasada|ayer|el mes pasado)\b|\b(?:lo|la|me|le) operaron\b"
+            + _gap(20)
+            + r"\b(?:hace (?:\d+|un|una|unos|unas|dos|tres|pocos) (?:dias?|semanas?)|la semana pasada|ayer)\b"
             r"|\brecien operad[oa]\b|\bpostoperatori[oa]\b|\bpost ?operad[oa]\b|\b(?:vuelo|viaje) (?:largo|de"
             r" (?:muchas|varias|\d+) horas)\b|\blargo (?:vuelo|viaje)\b",
             r"\bposparto\b|\bpostparto\b|\bpuerperio\b|\bdio a luz\b|\b(?:tuvo|acaba de tener) (?:a )?(?:su |un |una"
@@ -782,8 +855,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-SEVERE-PAIN": SpanishWording(
         (
             r"\b(?:el )?peor dolor (?:de cabeza )?(?:de|en) (?:toda )?(?:su|mi) vida\b",
-            r"\bdolor (?:\w+ ){0,2}?(?:insoportable|inaguantable|terrible|horrible|atroz|insufrible|espantoso|brutal"
-            r"|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
+            r"\bdolor " + _words(2, space_first=False) + r"(?:insoportable|inaguantable|terrible|horrible|atroz"
+            r"|insufrible|espantoso|brutal|fortisimo|fuertisimo|intensisimo|severo|horroroso)\b",
             r"\b(?:gritando|grita|llorando|retorciendose|se retuerce|se esta retorciendo|chillando|aullando) (?:de|del"
             r"|por el) dolor\b|\bno (?:aguanta|soporta) el dolor\b",
             r"\bdolor de cabeza (?:subito|repentino|en trueno|explosivo)\b|\bcefalea en trueno\b",
@@ -791,7 +864,8 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-MENINGITIS-SIGNS": SpanishWording(
         (
-            r"\b(?:cuello|nuca) (?:\w+ ){0,2}?(?:rigid[oa]|ties[oa]|duro|dura|engarrotad[oa])\b|\brigidez (?:de|en)"
+            r"\b(?:cuello|nuca) " + _words(2, space_first=False) + r"(?:rigid[oa]|ties[oa]|duro|dura"
+            r"|engarrotad[oa])\b|\brigidez (?:de|en)"
             r" (?:el |la )?(?:cuello|nuca)\b|\brigidez nucal\b|\bmeningi\w{0,4}\b",
             r"\bno (?:puede|puedo) (?:doblar|bajar|agachar) (?:el cuello|la cabeza|la barbilla)(?: (?:hacia|al|hasta"
             r" el) pecho)?\b",
@@ -808,7 +882,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-PURPURIC-RASH": SpanishWording(
         (
             r"\b(?:manchas|manchitas|puntos|puntitos|ronchas|granitos|sarpullido|salpullido|erupcion)"
-            r"(?: \w+){0,2}? (?:morad[oa]s?|moradit[oa]s|violeta|rojo oscuro|color vino|como moretones|de sangre)\b",
+            + _words(2)
+            + r" (?:morad[oa]s?|moradit[oa]s|violeta|rojo oscuro|color vino|como moretones|de sangre)\b",
             r"\bpurpura\b|\bpetequia\w{0,2}\b",
             r"\b(?:manchas|puntos|puntitos|ronchas|sarpullido|salpullido|erupcion) (?:que )?no (?:se )?(?:quitan?"
             r"|desaparecen?|borran?|aclaran?|palidecen?|blanquean?|van) (?:al (?:apretar|presionar|aplastar)|con (?:el"
@@ -825,8 +900,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\bsobredosis\b",
             r"\bse (?:paso|excedio) (?:con|de) (?:las |la |su )?(?:droga|drogas|pastillas|medicina|medicamento"
             r"|heroina|fentanilo|dosis)\b",
-            r"\bse (?:tomo|trago|comio|tomaron|metio)\b[^.]{0,15}?\b(?:todas|todos|un (?:frasco|bote|puno|punado"
-            r"|monton)|una (?:caja|botella|tira)|el frasco|la caja|el bote)\b[^.]{0,25}?\b(?:pastillas|tabletas"
+            r"\bse (?:tomo|trago|comio|tomaron|metio)\b" + _gap(15, lazy=True) + r"\b(?:todas|todos|un (?:frasco|bote"
+            r"|puno|punado|monton)|una (?:caja|botella|tira)|el frasco|la caja"
+            r"|el bote)\b" + _gap(25, lazy=True) + r"\b(?:pastillas|tabletas"
             r"|pildoras|medicinas|medicamentos|capsulas|pastas|chochos)\b",
             r"\benvenen\w{0,6}\b|\bintoxicad[oa]\b(?! (?:con|por) (?:comida|algo que comio|mariscos|alimentos))"
             r"|\bintoxicacion\b(?! alimentaria| por (?:comida|alimentos|mariscos))",
@@ -839,15 +915,16 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:se )?(?:tomo|trago|comio|metio|tomaron|ha tomado|ingirio)\s+(?:como |unas? |mas de |alrededor de"
             r" |aproximadamente |casi |hasta |al menos |por lo menos )?(?:\d{2,3}|veinte|treinta|cuarenta|cincuenta"
             r"|sesenta|cien|docenas de|un monton de)\b(?!\s*(?:mg|mcg|g|ml|cc|unidades|minutos|min|horas|hrs|dias"
-            r"|anos)\b)[^.]{0,30}?\b" + _DRUGS + r"\b",
-            r"\b(?:se )?(?:tomo|trago|comio|metio|vacio|acabo)\b[^.]{0,15}?\b(?:todo el (?:frasco|bote|blister"
+            r"|anos)\b)" + _gap(30, lazy=True) + r"\b" + _DRUGS + r"\b",
+            r"\b(?:se )?(?:tomo|trago|comio|metio|vacio|acabo)\b" + _gap(15, lazy=True) + r"\b(?:todo el (?:frasco"
+            r"|bote|blister"
             r"|paquete|envase)|toda la (?:caja|botella|tira)|un (?:frasco|bote) (?:entero|completo)|una (?:caja"
             r"|botella|tira) (?:entera|completa)|el frasco entero|la caja entera|la botella entera|todas (?:las|sus)"
             r" (?:pastillas|tabletas|pildoras|capsulas|medicinas))\b",
             r"\b(?:frasco|bote|caja|blister|botella) (?:de (?:pastillas|medicina|medicamentos?|tabletas) )?vaci[oa]\b",
             r"\b(?:sobredosis|ingesta|intoxicacion) (?:intencional|voluntaria|a proposito|deliberada)\b|\bintento"
             r" de (?:sobredosis|envenenamiento|intoxicacion)\b",
-            r"\b(?:se )?(?:tomo|trago|comio|bebio|tomaron)\b[^.]{0,40}\b(?:a proposito|intencionalmente|adrede"
+            r"\b(?:se )?(?:tomo|trago|comio|bebio|tomaron)\b" + _gap(40) + r"\b(?:a proposito|intencionalmente|adrede"
             r"|deliberadamente|para (?:matarse|morirse|suicidarse|no despertar))\b",
             r"\b(?:intento|trato de|quiso|queria) (?:envenenarse|intoxicarse|tomarse una sobredosis|darse una"
             r" sobredosis)\b",
@@ -858,10 +935,13 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b" + _INGEST + _WORD_GAP + _SUBSTANCES,
             r"\b"
             + _SUBSTANCES
-            + r"[^.]{0,30}?\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
+            + _gap(30, lazy=True)
+            + r"\b(?:se (?:lo|la|los|las) (?:trago|comio|tomo|bebio|metio a la boca)|en la boca"
             r"|ingerid[oa]s?|tragad[oa]s?)\b",
-            r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b[^.]{0,25}?\b(?:pastillas?|tabletas?|pildoras?|medicinas?"
-            r"|medicamentos?|parches?|vitaminas)\b[^.]{0,15}?\bde (?:la |el |su |mi |sus |mis |los )?(?:abuel[oa]s?"
+            r"\b(?:" + _INGEST[3:-1] + r"|agarro|encontro)\b" + _gap(25, lazy=True) + r"\b(?:pastillas?|tabletas?"
+            r"|pildoras?|medicinas?"
+            r"|medicamentos?|parches?|vitaminas)\b" + _gap(15, lazy=True) + r"\bde (?:la |el |su |mi |sus |mis "
+            r"|los )?(?:abuel[oa]s?"
             r"|abuelit[oa]s?|mama|papa|madre|padre|tia|tio|herman[oa]|vecin[oa]|otra persona|alguien mas)\b",
             r"\b(?:se metio|se subio|agarro|abrio) (?:a |al |el |la )?(?:botiquin|gabinete de (?:las )?medicinas"
             r"|pastillero)\b",
@@ -871,8 +951,7 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\b(?:se (?:trago|comio|metio|chupo|mastico)|trago|comio|ingirio|mastico|chupo|agarro|se tomo (?:todo"
             r"|toda|todas|todos|un monton|varias|muchas))" + _WORD_GAP + r"(?:[\w'-]+ )?(?:pastillas?|pastillitas"
-            r"|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|jarabe|vitaminas|gomitas|comestibles"
-            r"|parches?)\b",
+            r"|tabletas?|pildoras?|capsulas?|medicinas?|medicamentos?|jarabe|vitaminas|gomitas|comestibles|parches?)\b",
             r"\b(?:pastillas?|tabletas?|capsulas?|medicinas?|medicamentos?) (?:ingeridas?|tragad[oa]s?)\b",
         ),
         context=_CHILD,
@@ -881,10 +960,11 @@ _B_RULES: dict[str, SpanishWording] = {
         (
             r"\bya se (?:le )?ve la cabe(?:za|cita)\b|\bse (?:le )?ve la cabe(?:za|cita) del bebe\b|\bcoronando\b",
             r"\bya (?:viene|va a nacer|esta naciendo|esta saliendo) el bebe\b|\bel bebe (?:ya )?(?:viene|esta saliendo"
-            r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b",
-            _PREGNANT + r"[^.]{0,60}\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
+            r"|esta naciendo|ya sale|va a nacer)\b|\besta (?:dando a luz|pariendo)\b|\b(?:esta|ya esta) pujando\b"
+            r"|\ba punto de (?:dar a luz|parir|nacer)\b",
+            _PREGNANT + _gap(60) + r"\b(?P<also>dolor de cabeza|(?:le|me) duele (?:mucho )?la cabeza|vision borrosa"
             r"|(?:ve|veo) borroso|convulsi\w{0,6})",
-            _LATE_PREGNANCY + r"[^.]{0,60}\b" + _PREECLAMPSIA_SIGN,
+            _LATE_PREGNANCY + _gap(60) + r"\b" + _PREECLAMPSIA_SIGN,
             r"\b(?:se (?:le )?ve|salio|esta saliendo|se (?:le )?salio|cuelga) (?:el )?cordon(?: umbilical)?\b"
             r"|\bcordon (?:umbilical )?(?:afuera|de fuera|por fuera|salido|colgando|prolapsado)\b|\bprolapso de"
             r" cordon\b",
@@ -898,22 +978,24 @@ _B_RULES: dict[str, SpanishWording] = {
     ),
     "B-PREGNANCY-RISK": SpanishWording(
         (
-            _PREGNANT + r"[^.]{0,60}?" + _PREGNANCY_SIGN,
-            _PREGNANCY_SIGN.replace("?P<also>", "?:") + r"[^.]{0,60}?(?P<also>" + _PREGNANT + ")",
+            _PREGNANT + _gap(60, lazy=True) + _PREGNANCY_SIGN,
+            _PREGNANCY_SIGN.replace("?P<also>", "?:") + _gap(60, lazy=True) + r"(?P<also>" + _PREGNANT + ")",
             r"\bectopico\b(?<!antecedente de embarazo ectopico)(?<!antecedentes de embarazo ectopico)"
             r"(?<!historia de embarazo ectopico)(?<!historial de embarazo ectopico)" + _HISTORY_AHEAD,
             r"\b(?:no (?:le|me) (?:ha )?(?:bajado|baja|llegado|llega|viene|venido) (?:la regla|el periodo"
             r"|la menstruacion|su periodo|su regla)|se (?:le|me) (?:atraso|retraso|paso) (?:la regla|el periodo"
             r"|la menstruacion)|(?:regla|periodo|menstruacion) (?:atrasad[oa]|retrasad[oa])|retraso menstrual)\b"
-            r"[^.]{0,60}?" + _PREGNANCY_SIGN,
+            + _gap(60, lazy=True)
+            + _PREGNANCY_SIGN,
         ),
     ),
     "B-TESTICULAR-TORSION": SpanishWording(
         (
-            r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles|privadas))\b[^.]{0,20}?\b(?:dolor"
+            r"\b(?:testicul\w{0,3}|escrot\w{0,2}|testes?|partes (?:intimas|nobles"
+            r"|privadas))\b" + _gap(20, lazy=True) + r"\b(?:dolor"
             r"|duele|duelen|hinchad[oa]s?|inflamad[oa]s?|torsion|torcid[oa])\b",
-            r"\b(?:dolor|hinchazon|inflamacion)\b[^.]{0,20}?\b(?:testicul\w{0,3}|escrot\w{0,2}|partes (?:intimas"
-            r"|nobles|privadas))\b",
+            r"\b(?:dolor|hinchazon|inflamacion|duele|duelen)\b" + _gap(20, lazy=True) + r"\b(?:testicul\w{0,3}"
+            r"|escrot\w{0,2}|partes (?:intimas|nobles|privadas))\b",
             r"\btorsion\b(?! de (?:tobillo|rodilla|muneca|pie|cuello))",
         ),
         context=(
@@ -927,8 +1009,7 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HEAD-INJURY-RISK": SpanishWording(
         (
             r"\bse (?:pego|golpeo|dio|lastimo|rompio|abrio|descalabro|dio un golpe|dio un madrazo) (?:en |con "
-            r"|contra )?"
-            r"(?:la |su )?cabeza\b|\bse descalabro\b|\bcayo de cabeza\b",
+            r"|contra )?(?:la |su )?cabeza\b|\bse descalabro\b|\bcayo de cabeza\b",
             r"\b(?:golpe|golpazo|trancazo|madrazo|chingadazo|chichon|chipote|herida|cortada|corte|pedrada)"
             r" (?:fuerte |muy fuerte )?(?:en|de) (?:la |su )?(?:cabeza|frente|mollera|craneo)\b",
             r"\b(?:lesion|trauma|traumatismo|herida|golpe) (?:en la |de |en el )?(?:cabeza|craneal"
@@ -955,8 +1036,11 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\bhollin en (?:la boca|la nariz)\b",
             r"\bquemaduras? (?:grandes|extensas|graves|severas|de tercer grado|muy grandes)\b|\b(?:gran|grandes"
             r"|extensas|graves|severas) quemaduras?\b|\bquemad[oa] (?:en|por) todo el cuerpo\b",
-            r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b[^.]{0,60}\b(?:quem"
-            r"|humo)|\bse (?:incendio|quemo) (?:la|su|mi) casa\b[^.]{0,60}\b(?:quem|humo)",
+            r"\b(?:incendio|fuego) (?:en|de) (?:la|su|mi) (?:casa|departamento|apartamento)\b" + _gap(60) + r"\b(?:quem"
+            r"|humo)|\bse (?:incendio|quemo|esta incendiando|esta quemando) (?:la|su"
+            r"|mi) casa\b" + _gap(60) + r"\b(?:quem"
+            r"|humo)"
+            r"|\bcasa se (?:esta )?(?:incendi|quem)\w{0,4}\b" + _gap(60) + r"\b(?:quem|humo)",
             r"\binhal\w{0,5} (?:de )?(?:mucho )?humo\b|\b(?:aspiro|trago|respiro) mucho humo\b|\bintoxicacion por"
             r" humo\b",
             r"\b(?:agua hirviendo|aceite (?:caliente|hirviendo))\b[^.]{0,80}\b(?:ampollas?|bebe|nin[oa]|cara|pecho)\b"
@@ -966,14 +1050,17 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-TEMPERATURE-EXTREME": SpanishWording(
         (
             r"\bhipoterm\w{0,3}\b|\bgolpe de calor\b|\bhiperterm\w{0,3}\b",
-            r"\b(?:lo|la) encontr\w{0,5} (?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio|a la"
-            r" intemperie)\b[^.]{0,30}\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
+            r"\b(?:lo|la) encontr\w{0,5} (?:tirad[oa] )?(?:afuera|en la calle|en la nieve|tirad[oa] afuera|en el frio"
+            r"|a la intemperie)\b"
+            + _gap(30)
+            + r"\b(?:frio|fria|helad[oa]|congelad[oa]|toda la noche|horas|temblando)\b",
         ),
     ),
     "B-LIMB-ISCHEMIA": SpanishWording(
         (
             r"\bsindrome compartimental\b|\bdolor desproporcionado\b",
-            r"\b(?:pierna|pie|brazo|mano|dedos|extremidad)\b(?: \w+){0,2}? (?:fri[oa]s? y (?:palid[oa]s?|blanc[oa]s?"
+            r"\b(?:pierna|pie|brazo|mano|dedos|extremidad)\b" + _words(2) + r" (?:fri[oa]s? y (?:palid[oa]s?"
+            r"|blanc[oa]s?"
             r"|morad[oa]s?|azul(?:es)?|dormid[oa]s?|sin pulso)|(?:palid[oa]s?|blanc[oa]s?|morad[oa]s?|azul(?:es)?) y"
             r" fri[oa]s?|helad[oa]s? y (?:palid[oa]s?|blanc[oa]s?|morad[oa]s?)|sin pulso)\b",
             r"\bno (?:tiene|hay|se (?:le )?(?:siente|encuentra)|le (?:siento|encuentro)) (?:el )?pulso (?:en|del|de la"
@@ -987,8 +1074,9 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:lo|la|le|me|nos) (?:mordio|pico|picaron|mordieron) (?:una |un |la |el )?(?:vibora|serpiente|culebra"
             r"|cascabel|coralillo|coral|nauyaca|mocasin|cobra|alacran|escorpion|viuda negra|arana viuda negra"
             r"|violinista)\b",
-            r"\b(?:vibora|serpiente|culebra|cascabel|coralillo|nauyaca|alacran|escorpion|viuda negra)\b[^.]{0,20}"
-            r"\b(?:lo|la|le|me|nos) (?:mordio|pico)\b|\bemponzonamiento\b",
+            r"\b(?:vibora|serpiente|culebra|cascabel|coralillo|nauyaca|alacran|escorpion|viuda negra)\b"
+            + _gap(20)
+            + r"\b(?:lo|la|le|me|nos) (?:mordio|pico)\b|\bemponzonamiento\b",
         ),
     ),
     "B-SEPSIS-NEUTROPENIA": SpanishWording(
@@ -1038,7 +1126,7 @@ _B_RULES: dict[str, SpanishWording] = {
             r"|\bdesguanzad[oa]\b|\bletargic[oa]\b|\baletargad[oa]\b|\bmuy apagad[oa]\b",
             r"\bcuesta (?:mucho )?despertarl[oa]\b|\bdificil de despertar\b",
             r"\bno (?:ha )?(?:moja|mojado|mojo) (?:el |los |su |sus )?panal(?:es)?\b|\bpanal(?:es)? sec[oa]s?\b",
-            r"\bno (?:ha )?(?:orinado|hecho pipi|hecho pis|orina|hace pipi)\b[^.]{0,15}\b(?:en todo el dia|desde"
+            r"\bno (?:ha )?(?:orinado|hecho pipi|hecho pis|orina|hace pipi)\b" + _gap(15) + r"\b(?:en todo el dia|desde"
             r" (?:ayer|anoche|esta manana|hace (?:\d+|muchas|varias) horas)|en (?:(?:8|9|1\d|2\d|ocho|nueve|diez"
             r"|doce|veinte) horas|un dia))\b",
             r"\b(?:mollera|fontanela) hundida\b|\bojos hundidos\b|\bllora sin lagrimas\b|\bno le salen lagrimas\b",
@@ -1048,7 +1136,8 @@ _B_RULES: dict[str, SpanishWording] = {
     "B-HYPOGLYCEMIA-DKA": SpanishWording(
         (
             r"\b(?:azucar|glucosa|glicemia|glucemia|destro|dxt)\b\s*(?:(?:en|de|esta en|es de|esta|le salio|salio en"
-            r"|marca|marco|bajo a|:)\s*){0,2}(?:[1-4]\d|[1-9])\b(?![.,]\d|\s*(?:anos|dias|horas|minutos|semanas))",
+            r"|marca|marco|bajo a|:)\s*){0,2}(?:[1-4]\d|[1-9])\b"
+            r"(?![.,]\d|\s*(?:anos|dias|horas|minutos|semanas|veces|pastillas|tabletas|cucharadas|unidades))",
             r"\b(?:azucar|glucosa) (?:muy |bien |super )?baja\b|\bse (?:le|me) (?:bajo|cayo|esta bajando) (?:mucho )?"
             r"(?:el |la )?(?:azucar|glucosa)\b|\bbaja de azucar\b|\bbajon de azucar\b",
             r"\bhipogl[iu]cemi\w{0,2}\b|\bcetoacidosis\b",
@@ -1077,14 +1166,17 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\b(?:no (?:fue|ha ido|pudo ir|ha podido ir|asistio|se hizo|le hicieron|se ha hecho) (?:a )?(?:su |la )?"
             r"(?:sesion de )?(?:hemo)?dialisis|(?:falto|ha faltado|perdio|se salto|se brinco) (?:a )?(?:su |la |una"
             r" |dos )?(?:sesion(?:es)? de |cita de )?(?:hemo)?dialisis)\b(?! (?:cateter|fistula|acceso))",
-            r"\b(?:dialisis|hemodialisis)\b[^.]{0,15}\b(?:la )?(?:perdio|falto|se salto|no fue|no la hizo"
+            r"\b(?:dialisis|hemodialisis)\b" + _gap(15) + r"\b(?:la )?(?:perdio|falto|se salto|no fue|no la hizo"
             r"|no se la hicieron)\b",
         ),
     ),
     "B-ICD-SHOCK": SpanishWording(
         (
-            r"\b(?:desfibrilador|dai|cardiodesfibrilador|marcapasos|aparat(?:o|ito) del corazon)\b[^.]{0,30}"
-            r"\b(?P<also>(?:le|me|lo|la) (?:dio|dieron|esta dando|ha dado|acaba de dar)(?: \w+){0,2}? (?:descargas?"
+            r"\b(?:desfibrilador|dai|cardiodesfibrilador|marcapasos|aparat(?:o|ito) del corazon)\b"
+            + _gap(30)
+            + r"\b(?P<also>(?:le|me|lo|la) (?:dio|dieron|esta dando|ha dado|acaba de dar)"
+            + _words(2)
+            + r" (?:descargas?"
             r"|choques?|toques?|shocks?)|(?:se )?(?:disparo|activo|descargo))\b",
             r"\bdescargas? (?:de|del) (?:su |el |mi )?(?:desfibrilador|dai|marcapasos)\b",
         ),
@@ -1107,11 +1199,12 @@ _B_RULES: dict[str, SpanishWording] = {
             r"\babstinencia (?:alcoholica|de alcohol|al alcohol|del alcohol|de benzodiacepinas|de clonazepam"
             r"|de alprazolam|de pastillas para dormir)\b|\b(?:dejo|ha dejado|dejar) (?:de (?:tomar|beber) (?:alcohol"
             r"|licor|cerveza|de golpe)|el alcohol|la bebida|el trago|el pisto|las benzodiacepinas|el clonazepam"
-            r"|el alprazolam|el rivotril)\b",
+            r"|el alprazolam|el rivotril)\b|\b(?:dejo|ha dejado) de (?:tomar|beber)\b(?! (?:su|sus|la|las|el|los|esa"
+            r"|esas|ese|esos|medicina|medicamento|pastillas|agua|leche))",
         ),
         context=(
             r"\btembl\w{0,5}|\btembladera\b|\btemblores?\b|\bsacudid\w{0,3}|\balucin\w{0,6}|\bve (?:bichos|animales"
-            r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT[2:-2] + r"|\bagitad\w{0,2}"
+            r"|cosas|gente)|\bviendo (?:bichos|animales|cosas)|\bconvuls\w{0,6}|" + _SWEAT + r"|\bagitad\w{0,2}"
             r"|\bconfundid[oa]\b|\binquiet[oa]\b",
             r"\bdelirium tremens\b|\bdelirio tremens\b",
         ),
@@ -1137,6 +1230,8 @@ SPANISH_RULES: dict[str, SpanishWording] = {**_A_RULES, **_B_RULES}
 SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "A-NOT-BREATHING": (
         (
+            "mi papa no esta respirando ayudenme por favor",
+            "el bebe dejo de respirar",
             "mi esposo no respira, por favor ayúdenme",
             "ya no respira, se quedó quieto",
             "no está respirando!!",
@@ -1156,6 +1251,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-NO-PULSE": (
         (
+            "no le siento el pulso y no respira",
+            "creo que ya se murio no le late el corazon",
             "no tiene pulso",
             "no le encuentro el pulso, creo que está muerto",
             "le dio un paro cardíaco, le estamos haciendo RCP",
@@ -1172,6 +1269,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-RESUSCITATION": (
         (
+            "le estoy dando compresiones como me dijo",
+            "los paramedicos le estan dando rcp",
             "le estamos haciendo RCP",
             "mi vecino le está dando compresiones en el pecho",
             "los bomberos están haciendo rcp",
@@ -1185,10 +1284,13 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no le hicieron RCP, está hablando",
             "no está intubado, respira solo",
             "quiero inscribirme a un curso de RCP",
+            "¿sabe hacer RCP? le voy a explicar cómo dar compresiones",
         ),
     ),
     "A-UNRESPONSIVE": (
         (
+            "mi abuelo esta tirado en el piso y no reacciona",
+            "no se despierta le hablo y nada",
             "está en el suelo y no responde",
             "mi mamá está inconsciente",
             "no lo puedo despertar",
@@ -1207,6 +1309,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-CHOKING": (
         (
+            "se esta ahogando con comida no puede respirar",
+            "mi bebe se puso moradito",
             "se está ahogando con un pedazo de carne",
             "mi hijo se atragantó con un dulce",
             "tiene algo atorado en la garganta",
@@ -1223,6 +1327,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-SEVERE-BLEEDING": (
         (
+            "se corto con la sierra y esta sangrando mucho",
+            "hay mucha sangre no para de sangrar",
             "está sangrando mucho de la pierna",
             "no para de sangrar",
             "sangra a chorros, hay un charco de sangre",
@@ -1239,6 +1345,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-ANAPHYLAXIS": (
         (
+            "se le esta hinchando la lengua despues de la inyeccion",
+            "le pico una abeja y se le cierra la garganta",
             "se le está cerrando la garganta después de comer cacahuates",
             "se le hinchó la lengua",
             "tiene los labios hinchados y le cuesta respirar",
@@ -1253,6 +1361,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-SEIZURE-ONGOING": (
         (
+            "mi hijo sigue convulsionando ya van como diez minutos",
+            "no le para la convulsion",
             "sigue convulsionando",
             "no para de convulsionar",
             "lleva convulsionando desde hace 10 minutos",
@@ -1266,6 +1376,8 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "A-HANGING-DROWNING": (
         (
+            "el nino se cayo a la alberca y se estaba ahogando",
+            "lo encontre colgado en el garaje",
             "lo encontré ahorcado en el cuarto",
             "se ahogó en la alberca, lo sacamos",
             "mi hijo casi se ahoga en la piscina",
@@ -1306,6 +1418,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-STROKE-SIGNS": (
         (
+            "mi mama tiene la boca chueca y se le traba la lengua",
             "tiene la cara chueca y habla arrastrando las palabras",
             "se le cayó la boca de un lado",
             "de repente no puede mover el brazo derecho",
@@ -1318,6 +1431,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no tiene la cara chueca, habla bien",
             "tuvo un derrame hace 4 años, viene por su receta",
             "antecedentes de derrame cerebral, ahora tiene tos",
+            "el brazo izquierdo no está débil",
         ),
     ),
     "B-VISION-LOSS": (
@@ -1346,6 +1460,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-CHEST-PAIN-RISK": (
         (
+            "tengo 60 anos y me duele el pecho y el brazo izquierdo",
             "señor de 58 años con dolor en el pecho que se le va al brazo izquierdo",
             "le duele el pecho y está sudando frío",
             "dolor de pecho después de usar cocaína",
@@ -1394,6 +1509,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-SUICIDAL": (
         (
+            "mi hijo dice que se quiere matar",
             "dice que se quiere matar",
             "mi hijo se quiere suicidar",
             "tiene ideas suicidas",
@@ -1446,6 +1562,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-PENETRATING-TRAUMA": (
         (
+            "lo apunalaron en la panza",
             "lo apuñalaron en el brazo",
             "le dispararon",
             "tiene una herida de bala en el pecho",
@@ -1459,6 +1576,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-HIGH-RISK-MECHANISM": (
         (
+            "atropellaron a un senor en la esquina",
             "lo atropelló un carro",
             "un carro le pegó a mi hijo en la bicicleta",
             "salió volando del carro",
@@ -1529,6 +1647,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-RESPIRATORY-DISTRESS": (
         (
+            "mi hijo tiene asma y no puede respirar",
             "no puede respirar",
             "tiene un ataque de asma muy fuerte, solo dice una o dos palabras",
             "no le entra el aire",
@@ -1567,6 +1686,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         (
             "fiebre, sin rigidez de cuello",
+            "tiene fiebre, el cuello no está rígido",
             "no tiene el cuello rígido, dolor de cabeza leve",
         ),
     ),
@@ -1582,6 +1702,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-OVERDOSE-POISONING": (
         (
+            "creo que es una sobredosis no despierta",
             "creo que tuvo una sobredosis de heroína",
             "se tomó todo un frasco de pastillas",
             "la envenenaron",
@@ -1631,6 +1752,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-OBSTETRIC": (
         (
+            "ya viene el bebe ya se le ve la cabecita",
             "ya se le ve la cabeza al bebé",
             "tiene 32 semanas de embarazo y dolor de cabeza con visión borrosa",
             "el bebé ya no se mueve desde ayer",
@@ -1644,6 +1766,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-PREGNANCY-RISK": (
         (
+            "estoy embarazada y estoy sangrando mucho",
             "está embarazada y está sangrando",
             "tengo 8 semanas de embarazo y un dolor fuerte en el vientre",
             "rompió fuente y está sangrando, está embarazada de 30 semanas",
@@ -1654,6 +1777,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "no está embarazada, tiene dolor de estómago",
             "está embarazada, niega sangrado",
             "la prueba de embarazo salió negativa, dolor abdominal",
+            "no le ha bajado la regla, no tiene sangrado",
         ),
     ),
     "B-TESTICULAR-TORSION": (
@@ -1748,6 +1872,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-ILL-CHILD": (
         (
+            "mi nina de 1 ano no ha mojado el panal desde ayer",
             "mi niño de 2 años no está actuando normal y tiene fiebre",
             "la niña no moja el pañal desde ayer",
             "mi bebé está como un trapo, aguadito",
@@ -1760,6 +1885,7 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "B-HYPOGLYCEMIA-DKA": (
         (
+            "es diabetico y tiene el azucar en 30 esta sudando",
             "tiene el azúcar en 35",
             "es diabético y tiene el azúcar muy baja",
             "se le bajó el azúcar y está sudando",
@@ -1884,4 +2010,10 @@ SPANISH_CALM_MESSAGES: tuple[str, ...] = (
     "se me acabaron las pastillas de la tiroides",
     "¿pueden mandarme los resultados de mis análisis?",
     "estaba colgando un cuadro y me caí de una silla, me duele la muñeca",
+    "me duele la garganta y tengo tos desde el lunes",
+    "quiero saber si mi receta ya esta lista",
+    "tengo comezon en los pies",
+    "mi hijo se raspo la rodilla en el parque",
+    "me pico un mosquito y se me hincho un poquito el brazo",
+    "no se si tengo que ayunar para mis analisis",
 )
