@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from triage_models.context import HAND_WRITTEN, Context, ContextReader
 from triage_models.language import rule_languages
 from triage_models.prefilter import may_match, rule_literals
 from triage_models.result import DecisionPoint, Evidence
 from triage_models.rules_es import SPANISH_NEGATIVE_FORM, SPANISH_RULES
-from triage_models.transcript import fold_accents, readable
+from triage_models.transcript import ReadableText, fold_accents, readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
 RULES_VERSION = "rules-2026.11.4"
@@ -1424,7 +1423,9 @@ def _first_current(
     return (resolved, Context.RESOLVED) if resolved is not None else None
 
 
-def _phrase_evidence(rule: PhraseRule, found: re.Match[str], resolved: bool, message: str, reading: Any) -> Evidence:
+def _phrase_evidence(
+    rule: PhraseRule, found: re.Match[str], resolved: bool, message: str, reading: ReadableText
+) -> Evidence:
     """The evidence of a phrase rule, quoting the caller's own words; an episode over sets the rule's
     `if_resolved` floor instead of its own."""
     start, end = reading.span(found.start(), found.end())
