@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from triage_models.transcript import fold_accents
 
 SUPPORTED_LANGUAGES = ("en", "es")
 DETECTION_CHARS = 400
@@ -30,7 +31,8 @@ OWN_WORDS_CERTAIN = 0.5
 """lingua this sure of another language overrules the word reading unless half the words are common English or
 Spanish ones: Portuguese shares many words with Spanish, yet the Spanish rules cannot read it."""
 
-# Common words of each language, as callers and transcription systems write them (accents folded: see `_fold`).
+# Common words of each language, as callers and transcription systems write them (lower case, accents folded as
+# `transcript.fold_accents` folds them).
 # Words both languages share ("no", "a", "me", "son"...) are in neither list. Not a dictionary: a guard on lingua.
 _ENGLISH_WORDS = frozenset(
     """
@@ -90,11 +92,6 @@ class CallLanguage:
         }
 
 
-def _fold(word: str) -> str:
-    """Lower case without accents ("Está" -> "esta"), as the word lists are written."""
-    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
-
-
 def _latin_share(text: str) -> float:
     """The share of letters in the Latin script (1.0 for a call with no letters)."""
     letters = [ch for ch in text if ch.isalpha()]
@@ -138,7 +135,7 @@ def rule_languages(text: str) -> tuple[str, ...]:
     """The wordings the red-flag rules read a call in: English, Spanish, or both when the call mixes them, names
     no common word of either, or is in another language (its rule floors still count). Words alone decide: the
     same text is always read the same way, in training and in service."""
-    english, spanish = _common_words([_fold(word) for word in _WORD.findall(text)])
+    english, spanish = _common_words([fold_accents(word.lower()) for word in _WORD.findall(text)])
     if english and spanish <= max(1, english // 5):
         return ("en",)
     if spanish and english <= max(1, spanish // 5):
@@ -161,7 +158,7 @@ def detect_language(text: str, known: Callable[[str], bool] | None = None) -> Ca
     if _latin_share(text) < 1 - FOREIGN_SCRIPT_SHARE:
         code, confidence = _lingua(text)
         return _foreign(code, confidence, "written in another script")
-    words = [_fold(word) for word in _WORD.findall(text)]
+    words = [fold_accents(word.lower()) for word in _WORD.findall(text)]
     if not words:
         return CallLanguage("en", True, 0.0)  # numbers and signs only: the rules read what there is
     # One-letter words ("y", "o", "f", "l") are as often abbreviations as words: they choose no language.

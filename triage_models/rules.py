@@ -17,7 +17,7 @@ from triage_models.language import rule_languages
 from triage_models.prefilter import may_match, rule_literals
 from triage_models.result import DecisionPoint, Evidence
 from triage_models.rules_es import SPANISH_NEGATIVE_FORM, SPANISH_RULES
-from triage_models.transcript import ReadableText, fold_accents, readable
+from triage_models.transcript import ReadableText, readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
 RULES_VERSION = "rules-2026.11.4"
@@ -1449,7 +1449,7 @@ def evaluate_rules(text: str, vitals: Vitals | None = None, reader: ContextReade
     or both), and each evidence quotes the original words.
     """
     hits: list[Evidence] = []
-    languages = rule_languages(fold_accents(text))
+    languages = rule_languages(text)
     reading = readable(text, languages)
     folded = reading.text
     compiled = _READINGS[languages]
