@@ -20,6 +20,7 @@ from app.db.session import session_factory, session_scope
 from app.incidents import classification_view, latest_classification
 from app.intake.schemas import IntakeMessage
 from app.pipeline import store_message
+from tests.app.console.pages import row_html
 from tests.app.triage_stub import classify_with, plain_result
 from triage_models.language import CallLanguage
 
@@ -53,11 +54,6 @@ def classified(url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 def session(url: str) -> Iterator[Session]:
     with session_factory(url)() as db:
         yield db
-
-
-def row_html(page: str, incident_id: str) -> str:
-    start = page.index(f'data-id="{incident_id}"')
-    return page[start : page.index("</tr>", start)]
 
 
 def test_the_queue_row_names_a_language_that_is_not_english(session: Session, classified: dict[str, str]) -> None:

@@ -25,6 +25,7 @@ from app.intake.schemas import IntakeMessage
 from app.pipeline import store_message
 from app.settings import Settings
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
+from tests.app.console.pages import row_html
 from tests.app.triage_stub import classify_with, plain_result
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
@@ -49,11 +50,6 @@ def classified(url: str, monkeypatch: pytest.MonkeyPatch, text: str, result: obj
         incident_id, _ = store_message(session, "cad", f"w-{uuid.uuid4()}", IntakeMessage(text=text))
     classify_with(monkeypatch, url, incident_id, result)  # type: ignore[arg-type]
     return incident_id
-
-
-def row_html(page: str, incident_id: str) -> str:
-    start = page.index(f'data-id="{incident_id}"')
-    return page[start : page.index("</tr>", start)]
 
 
 def test_card_labels_are_short_names() -> None:

@@ -18,6 +18,7 @@ from app.db.session import session_factory, session_scope
 from app.intake.schemas import IntakeMessage
 from app.overrides import record_override
 from app.pipeline import store_message
+from tests.app.console.pages import row_html
 from tests.app.triage_stub import REVIEW_REASON, REVIEW_TEXT, classify_with, plain_result, review_result
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
@@ -50,11 +51,6 @@ def classified(url: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 def session(url: str) -> Iterator[Session]:
     with session_factory(url)() as db:
         yield db
-
-
-def row_html(page: str, incident_id: str) -> str:
-    start = page.index(f'data-id="{incident_id}"')
-    return page[start : page.index("</tr>", start)]
 
 
 def test_the_queue_row_shows_a_review_badge_beside_the_esi_badge_with_the_reason(
