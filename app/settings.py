@@ -13,7 +13,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
-from app.redis_urls import RedisURL
+from app.redis.urls import RedisURL
 from scheduler.engines.base import ENGINE_NAMES
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 from scheduler.shedding import OVERLOAD_CALM_S, SheddingOptions
@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     redis_url: RedisURL | None = None
     """None: `serve` starts a local redis-server; every other process needs it set. `redis://`, `rediss://`,
     `unix://`, or `redis+sentinel://[[user]:password@]host:port[,host:port...]/service[/db][?sentinel_password=...]`
-    (`app/redis_urls.py`)."""
+    (`app/redis/urls.py`)."""
     webhook_secrets: dict[str, list[str]] = Field(
         default_factory=lambda: {"console": [PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
     )
@@ -168,7 +168,7 @@ class Settings(BaseSettings):
     overload_calm_s: float = Field(default=OVERLOAD_CALM_S, gt=0)
     """The overload mode holds this long after the last projected miss."""
     # Overload: a waiting call of ESI `shed_min_level`..5 that the queue would make miss its level's deadline gets
-    # template guidance at once (`scheduler.shedding`, `app.overload`); ESI 1-2 are never shed.
+    # template guidance at once (`scheduler.shedding`, `app.incidents.overload`); ESI 1-2 are never shed.
     shedding_enabled: bool = True
     shed_min_level: int = 4
     cards_dir: Path | None = None

@@ -1,6 +1,6 @@
 """The scheduling policy in one place: keys, the integer priority encoding, options, and the pure decisions.
 
-Every scheduler calls this module: the simulator's core (`scheduler.core`), the Redis heap, the transformers and
+Every scheduler calls this module: the simulator's core (`scheduler.sim.core`), the Redis heap, the transformers and
 vLLM schedulers, and the app's pipeline. Nothing here does I/O or reads a clock: the caller passes the time.
 
 A scheduling key is `(band, value_s, esi_level, arrival_seq)`, smaller first. `band` is the coarse class (under

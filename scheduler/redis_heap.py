@@ -344,6 +344,11 @@ class HeapItem:
         )
 
 
+def heap_keys(prefix: str) -> list[str]:
+    """The heap's Redis keys under `prefix`, in the order its scripts take them (KEYS[1..6])."""
+    return [f"{prefix}:heap:{name}" for name in ("queue", "leases", "items", "overload", "sources", "served")]
+
+
 class RedisSemanticHeap:
     """Waiting incidents ordered by the policy's key (then arrival), leased to consumers."""
 
@@ -354,14 +359,7 @@ class RedisSemanticHeap:
         self.prefix = prefix
         self.policy = get_policy(policy).name
         self.options = options or PolicyOptions()
-        self.keys = [
-            f"{prefix}:heap:queue",
-            f"{prefix}:heap:leases",
-            f"{prefix}:heap:items",
-            f"{prefix}:heap:overload",
-            f"{prefix}:heap:sources",
-            f"{prefix}:heap:served",
-        ]
+        self.keys = heap_keys(prefix)
         self._push = client.register_script(_PUSH)
         self._pop = client.register_script(_POP_LEASE)
         self._push_leased = client.register_script(_PUSH_LEASED)

@@ -1,6 +1,6 @@
 """Overload shedding: which waiting calls of the least urgent levels would miss their guidance deadline.
 
-Pure: plain data in, the ids to shed out. The product's reconciler and intake path (`app.overload`) and the
+Pure: plain data in, the ids to shed out. The product's reconciler and intake path (`app.incidents.overload`) and the
 simulator (`scheduler.sim.simulator`) call the same `plan_shedding`; `DrainMeter` measures the rate the engine
 gets through estimated work, which the projection divides by.
 

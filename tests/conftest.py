@@ -43,7 +43,7 @@ def small_model_dir(small_model: TriageModel, tmp_path_factory: pytest.TempPathF
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real redis-server for the session (no persistence: the tests restart it to lose everything)."""
-    from app.local_redis import start_redis_server
+    from app.redis.local import start_redis_server
 
     process, url = start_redis_server(tmp_path_factory.mktemp("redis"), appendonly=False)
     yield url

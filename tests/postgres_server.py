@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.local_redis import free_port
+from app.redis.local import free_port
 
 
 def postgres_bin(name: str) -> str:

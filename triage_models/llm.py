@@ -1,7 +1,7 @@
 """The `llm` backend: an instruct model asked for the ESI level as strict JSON, validated, with a fallback.
 
 The model is reached through `TextGenerator`: `TransformersGenerator` here loads a local model with transformers;
-the product's own serving engine plugs in through `app/triage_llm.py:EngineGenerator`. Any failure — the model
+the product's own serving engine plugs in through `app/incidents/triage_llm.py:EngineGenerator`. Any failure — the model
 errs, times out, answers with anything but the one JSON object asked for — makes the caller fall back to the
 trained classifier, never to "no level". The message goes into the prompt as quoted data; what it says cannot
 change the instructions, and the red-flag rules still set the floor afterwards.

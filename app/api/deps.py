@@ -9,15 +9,15 @@ from fastapi import Depends, HTTPException, Request
 from prometheus_client import CollectorRegistry
 from sqlalchemy.orm import Session
 
-from app.auth import Principal, principal_for_token
+from app.auth.accounts import Principal, principal_for_token
 from app.console.sessions import COOKIE as SESSION_COOKIE
 from app.console.sessions import principal_for_session
 from app.db.models import Role
 from app.db.session import session_factory
-from app.incident_actions import DISPATCH_ROLES
+from app.incidents.actions import DISPATCH_ROLES
 from app.intake.limits import SourceLimits
-from app.metrics import IntakeMetrics
 from app.settings import Settings
+from app.status.metrics import IntakeMetrics
 from scheduler.redis_heap import RedisSemanticHeap
 
 

@@ -20,12 +20,12 @@ from app.api.origins import CrossOriginRefusalMiddleware
 from app.api.routes import health, incidents, intake
 from app.console.first_run import SETUP_PATH
 from app.console.sessions import COOKIE as SESSION_COOKIE
+from app.incidents.pipeline import run_reconciler
 from app.intake.limits import source_limits_for
 from app.intake.sources import source_state_cache
-from app.metrics import IntakeMetrics, RedisMetricsCollector
-from app.pipeline import run_reconciler
-from app.queueing import settings_heap
+from app.redis.queueing import settings_heap
 from app.settings import Settings, get_settings
+from app.status.metrics import IntakeMetrics, RedisMetricsCollector
 from app.worker.publish import publish_classify
 
 if TYPE_CHECKING:

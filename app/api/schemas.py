@@ -123,7 +123,7 @@ class IncidentDetail(IncidentSummary):
 
 
 class OverrideRequest(BaseModel):
-    """An override: the level is checked by `app.incident_actions` (a strict integer 1..5: not 2.0, true or "2")."""
+    """An override: the level is checked by `app.incidents.actions` (a strict integer 1..5: not 2.0, true or "2")."""
 
     esi_level: Any = Field(default=None, description="the new ESI level, an integer 1..5")
     reason: str = Field(default="", description="why (required)")
@@ -137,14 +137,14 @@ class OverrideDone(BaseModel):
 
 
 class CardSwitchRequest(BaseModel):
-    """Another protocol card for the incident (`app.incident_actions.switch_card`)."""
+    """Another protocol card for the incident (`app.incidents.actions.switch_card`)."""
 
     card_id: str = Field(description="a card id of the library (`triage-dispatch cards list`)")
     reason: str = Field(default="", description="why (required)")
 
 
 class CardStepRequest(BaseModel):
-    """A card step marked done or not (checked by `app.incident_actions.mark_card_step`: strict int and bool)."""
+    """A card step marked done or not (checked by `app.incidents.actions.mark_card_step`: strict int and bool)."""
 
     step: Any = Field(default=None, description="the step's number, from 1")
     done: Any = Field(default=True, description="true: done; false: not done")

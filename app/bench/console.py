@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.console.render import render_queue
 from app.console.service import open_queue
 from app.db.migrate import upgrade
 from app.db.models import Classification, Incident, utcnow
 from app.db.session import session_scope
-from app.local_redis import free_port
+from app.redis.local import free_port
 from app.settings import Settings
 from triage_models.generator import generate
 

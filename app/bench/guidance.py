@@ -28,7 +28,7 @@ import httpx
 
 from app.bench.intake import wait_http
 from app.intake.signatures import signed_headers
-from app.local_redis import free_port
+from app.redis.local import free_port
 
 SECRET = "whsec_" + "Z3VpZGFuY2UtYmVuY2gtc2VjcmV0LTMyLWJ5dGVzIQ=="
 POLL_S = 0.1

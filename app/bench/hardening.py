@@ -24,7 +24,7 @@ from app.bench.checks import Check
 from app.bench.flood import FLOOD_LIMIT, FLOOD_SECRET, flood_checks
 from app.bench.intake import wait_http
 from app.intake.signatures import signed_headers
-from app.local_redis import free_port, start_redis_server
+from app.redis.local import free_port, start_redis_server
 
 SECRET = "whsec_" + "aGFyZGVuaW5nLXJlcHJvZHVjdGlvbnMtc2VjcmV0IQ=="
 PASSWORD = "correct horse battery"

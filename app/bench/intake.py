@@ -28,7 +28,7 @@ from sqlalchemy import create_engine, select
 from app.db.migrate import upgrade
 from app.db.models import Incident
 from app.intake.signatures import signed_headers
-from app.local_redis import free_port, start_redis_server
+from app.redis.local import free_port, start_redis_server
 from triage_models.generator import generate
 
 SECRET = "whsec_" + base64.b64encode(b"bench-intake-secret-32-random-by").decode()

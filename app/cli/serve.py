@@ -194,7 +194,7 @@ def _stop_orphaned_redis(directory: Path) -> None:
 
 def _start_redis(children: Children) -> dict[str, str]:
     """The children's environment, with a local redis-server started (a child) when TRIAGE_REDIS_URL is unset."""
-    from app.local_redis import start_redis_server
+    from app.redis.local import start_redis_server
     from app.settings import DATA_DIR, get_settings
 
     env = dict(os.environ)

@@ -36,7 +36,7 @@ def _session() -> Iterator[tuple[Session, Settings]]:
 def _limits(settings: Settings) -> SourceLimits:
     """The sources' limits, on the shared windows in Redis when the settings name one."""
     from app.intake.limits import source_limits_for
-    from app.queueing import redis_client
+    from app.redis.queueing import redis_client
 
     client = redis_client(settings.redis_url) if settings.redis_url is not None else None
     return source_limits_for(settings.intake_limits, settings.intake_limit, client, settings.queue_prefix)

@@ -25,8 +25,8 @@ def _database_url() -> str:
 @contextmanager
 def _user(name: str) -> Iterator[tuple[Session, User]]:
     """A session and the named user, committed on leaving; an unknown name is a usage error (exit code 2)."""
+    from app.auth.users import UnknownUserError, find_user
     from app.db.session import session_scope
-    from app.users import UnknownUserError, find_user
 
     with session_scope(_database_url()) as session:
         try:
@@ -48,7 +48,7 @@ def users_add(
     no_password: Annotated[bool, typer.Option(help="API-token-only user.")] = False,
 ) -> None:
     """Add a user (for the console and the API)."""
-    from app.auth import add_user
+    from app.auth.accounts import add_user
     from app.db.session import session_scope
 
     if role not in {r.value for r in Role}:
@@ -67,7 +67,7 @@ def users_add(
 @users_app.command("token")
 def users_token(name: str, label: Annotated[str, typer.Option(help="What the token is for.")] = "") -> None:
     """Issue an API token for a user (printed once; only its hash is stored)."""
-    from app.auth import issue_token
+    from app.auth.accounts import issue_token
 
     with _user(name) as (session, user):
         token = issue_token(session, user, label)
@@ -77,8 +77,8 @@ def users_token(name: str, label: Annotated[str, typer.Option(help="What the tok
 @users_app.command("list")
 def users_list() -> None:
     """Every user: role, disabled or not, live API tokens and console sessions (never a password or a token)."""
+    from app.auth.users import list_users
     from app.db.session import session_scope
-    from app.users import list_users
 
     with session_scope(_database_url()) as session:
         users = list_users(session)
@@ -94,7 +94,7 @@ def users_list() -> None:
 @users_app.command("disable")
 def users_disable(name: str) -> None:
     """Disable a user: no sign-in from now on, every API token revoked, every console session ended."""
-    from app.users import disable_user
+    from app.auth.users import disable_user
 
     with _user(name) as (session, user):
         done = disable_user(session, user)
@@ -106,7 +106,7 @@ def users_disable(name: str) -> None:
 @users_app.command("enable")
 def users_enable(name: str) -> None:
     """Let a disabled user sign in again (revoked tokens stay revoked: issue new ones)."""
-    from app.users import enable_user
+    from app.auth.users import enable_user
 
     with _user(name) as (_, user):
         was_disabled = enable_user(user)
@@ -116,7 +116,7 @@ def users_enable(name: str) -> None:
 @users_app.command("revoke-tokens")
 def users_revoke_tokens(name: str) -> None:
     """Revoke every API token of a user (they keep their console sign-in)."""
-    from app.auth import revoke_tokens
+    from app.auth.accounts import revoke_tokens
 
     with _user(name) as (session, user):
         revoked = revoke_tokens(session, user)

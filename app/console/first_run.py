@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.console.sessions import open_session, set_session_cookie
 from app.db.models import Role, User
 from app.db.session import session_scope

@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.auth import Principal
+from app.auth.accounts import Principal
 from app.console.render import (
     EMPTY_QUEUE_ROW,
     QUEUE_HEAD,
@@ -29,9 +29,9 @@ from app.console.render import (
 from app.console.service import open_queue
 from app.db.models import Role
 from app.db.session import session_scope
-from app.engine_status import EngineStatusCache
 from app.intake.limits import SourceCounts
-from app.shared_value import SharedValue
+from app.redis.shared_value import SharedValue
+from app.status.engine import EngineStatusCache
 
 STREAM_PATH = "/console/stream/queue"
 TICK_S = 1.0

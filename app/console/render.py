@@ -9,9 +9,9 @@ from typing import Any
 
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
-from app.engine_status import EngineStatus
 from app.engine_worker.factory import TEST_MODEL_LABEL
 from app.intake.limits import SourceCounts
+from app.status.engine import EngineStatus
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
 ANSWER_TARGET_S = 15

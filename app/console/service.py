@@ -1,6 +1,6 @@
 """What the console reads and does, on the database: the queue, one incident, actions with role checks, audit.
 
-Every action is `app.incident_actions` (the rules and the audit events, shared with the API), called with the
+Every action is `app.incidents.actions` (the rules and the audit events, shared with the API), called with the
 signed-in session's principal; the console only words an unknown incident its own way.
 """
 
@@ -19,21 +19,22 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app import incident_actions as actions
-from app.auth import Principal
+from app.auth.accounts import Principal
 from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
 from app.engine_worker.factory import is_test_model
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_label, card_view
 from app.guidance.templates import TEMPLATE_ENGINE
-from app.incident_actions import DISPATCH_ROLES as DISPATCH_ROLES
-from app.incident_actions import DISPOSITIONS as DISPOSITIONS
-from app.incident_actions import ActionError as ActionError
-from app.incident_actions import ForbiddenError as ForbiddenError
-from app.incident_actions import IncidentNotFoundError
-from app.incident_actions import require as require
-from app.incidents import (
+from app.incidents import actions as actions
+from app.incidents.actions import DISPATCH_ROLES as DISPATCH_ROLES
+from app.incidents.actions import DISPOSITIONS as DISPOSITIONS
+from app.incidents.actions import ActionError as ActionError
+from app.incidents.actions import ForbiddenError as ForbiddenError
+from app.incidents.actions import IncidentNotFoundError
+from app.incidents.actions import require as require
+from app.incidents.pipeline import store_message
+from app.incidents.queries import (
     URGENCY_ORDER,
     classification_view,
     event_view,
@@ -42,7 +43,6 @@ from app.incidents import (
     review_pending,
 )
 from app.intake.schemas import IntakeMessage, refusals
-from app.pipeline import store_message
 
 
 @dataclass(frozen=True, slots=True)

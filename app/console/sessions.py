@@ -11,9 +11,9 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.auth import DUMMY_PASSWORD_HASH, Principal, token_sha256, verify_password
+from app.auth.accounts import DUMMY_PASSWORD_HASH, Principal, token_sha256, verify_password
+from app.auth.signin_throttle import SignInThrottle
 from app.db.models import ConsoleSession, Role, User, utcnow
-from app.signin_throttle import SignInThrottle
 
 COOKIE = "triage_session"
 SESSION_HOURS = 12

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
-from app.auth import Principal
+from app.auth.accounts import Principal
+from app.auth.signin_throttle import SignInThrottle, throttle_for
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
@@ -59,13 +60,12 @@ from app.console.sessions import (
 )
 from app.db.models import Role, User
 from app.db.session import session_scope
-from app.engine_status import EngineStatusCache
 from app.guidance.cards import CardError, default_library
-from app.overrides import propagate_override
-from app.queueing import side_redis_client
+from app.incidents.overrides import propagate_override
+from app.redis.queueing import side_redis_client
+from app.redis.shared_value import SharedValue
 from app.settings import Settings
-from app.shared_value import SharedValue
-from app.signin_throttle import SignInThrottle, throttle_for
+from app.status.engine import EngineStatusCache
 from app.worker.publish import try_hand_over
 
 LOGIN_PAGE = """<!doctype html><html><head><title>Sign in - triage-dispatch</title>

@@ -103,7 +103,7 @@ def load_tokenizer(model: str) -> Any:
 
 def serving_positions(engine: Engine, model: str) -> int:
     """The longest sequence the engine serves with this model: the model's positions, capped by the engine's own
-    `max_model_len` when it has one (vLLM). Shared with the `llm` triage backend (`app/triage_llm.py`)."""
+    `max_model_len` when it has one (vLLM). Shared with the `llm` triage backend (`app/incidents/triage_llm.py`)."""
     max_positions = model_positions(model)
     engine_limit = getattr(getattr(engine, "config", None), "max_model_len", None)
     if isinstance(engine_limit, int):

@@ -19,7 +19,6 @@ from sqlalchemy import update
 
 from app.db.models import GuidanceState, Incident, utcnow
 from app.db.session import session_scope
-from app.engine_status import ENGINE_HEARTBEAT
 from app.engine_worker.outcomes import (
     Served,
     current_level,
@@ -35,9 +34,10 @@ from app.guidance.cards import Card
 from app.guidance.checker import check_guidance
 from app.guidance.incident_card import grounding
 from app.guidance.prompt import GROUNDED_PROMPT_VERSION, GUIDANCE_PROMPT_VERSION, guidance_messages
-from app.metrics import count_engine, record_observation
-from app.queueing import OVERRIDE_CHANNEL, redis_client, settings_heap
+from app.redis import keys
+from app.redis.queueing import redis_client, settings_heap
 from app.settings import Settings
+from app.status.metrics import count_engine, record_observation
 from scheduler.engines.base import (
     Engine,
     EngineError,
@@ -77,7 +77,7 @@ def consumer_name() -> str:
 
 
 def heartbeat_key(settings: Settings, consumer: str) -> str:
-    return f"{settings.queue_prefix}:{ENGINE_HEARTBEAT}:{consumer}"
+    return keys.engine_heartbeat(settings.queue_prefix, consumer)
 
 
 def is_outage(error: BaseException) -> bool:
@@ -406,7 +406,7 @@ class EngineWorker:
             await asyncio.sleep(2.0)
 
     async def _listen_overrides(self) -> None:
-        channel = f"{self.settings.queue_prefix}:{OVERRIDE_CHANNEL}"
+        channel = keys.override_channel(self.settings.queue_prefix)
         while True:
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
             try:

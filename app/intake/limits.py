@@ -15,6 +15,8 @@ from limits import RateLimitItem, RateLimitItemPerMinute, parse_many
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import MovingWindowRateLimiter
 
+from app.redis import keys
+
 log = logging.getLogger(__name__)
 
 DEFAULT_INTAKE_LIMIT = "120/minute;30/10 seconds"
@@ -141,6 +143,6 @@ def source_limits_for(limits: Mapping[str, str], default: str, redis_client: Any
     storage = None
     if redis_client is not None:
         storage = RedisStorage(
-            "redis://", connection_pool=redis_client.connection_pool, key_prefix=f"{prefix}:intake:limits"
+            "redis://", connection_pool=redis_client.connection_pool, key_prefix=keys.intake_limits_prefix(prefix)
         )
     return SourceLimits(limits, default, storage)

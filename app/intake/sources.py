@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from app.db.models import IntakeSource, SourceSecret, utcnow
 from app.db.session import session_scope
+from app.redis.shared_value import SharedValue
 from app.settings import Settings
-from app.shared_value import SharedValue
 
 SUSPENDED_RETRY_AFTER_S = 60
 """A suspended source's sender is told to retry after this long: it keeps the call and delivers it once resumed."""

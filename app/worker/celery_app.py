@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from app.redis_urls import celery_broker
+from app.redis.urls import celery_broker
 from app.settings import Settings, get_settings
 from app.worker.heartbeat import install_heartbeat
 

@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from app.redis import keys
+
 if TYPE_CHECKING:
     from celery import Celery
 
 log = logging.getLogger(__name__)
-
-WORKER_HEARTBEAT = "worker:heartbeat"
-"""The Redis key (after the queue prefix, before the worker's hostname) where each Celery worker writes its beat."""
 
 
 @dataclass(frozen=True)
@@ -36,12 +35,12 @@ class HeartbeatConfig:
 
 
 def heartbeat_key(prefix: str, hostname: str) -> str:
-    return f"{prefix}:{WORKER_HEARTBEAT}:{hostname}"
+    return keys.worker_heartbeat(prefix, hostname)
 
 
 def heartbeat_client(url: str) -> redis.Redis:
     """A client of its own (not the pipeline's): short timeouts, at most two connections."""
-    from app.queueing import side_redis_client
+    from app.redis.queueing import side_redis_client
 
     return side_redis_client(url, 1.0, answer_s=2.0)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from app.queueing import mark_handed, redis_client
+from app.redis.queueing import mark_handed, redis_client
 from app.settings import get_settings
 from triage_models.language import SUPPORTED_LANGUAGES, rule_languages
 from triage_models.rules import evaluate_rules, rules_floor
@@ -31,7 +31,7 @@ def classify_priority(text: str | None) -> int:
 
 def publish_classify(incident_id: str, text: str | None = None) -> None:
     """Send the `classify` task for a stored message (the Celery app is built on first use, not on import) at its
-    priority (`classify_priority`), and mark it handed over (`app.queueing.mark_handed`; without the mark the
+    priority (`classify_priority`), and mark it handed over (`app.redis.queueing.mark_handed`; without the mark the
     reconciler only sends it again sooner)."""
     from app.worker.tasks import classify
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.pipeline import classify_incident
-from app.queueing import clear_handed, settings_heap
+from app.incidents.pipeline import classify_incident
+from app.redis.queueing import clear_handed, settings_heap
 from app.settings import get_settings
 from app.worker.celery_app import celery_app
 from app.worker.unclassifiable import close_unclassifiable

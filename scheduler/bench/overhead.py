@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scheduler.bench.sorted_list import SortedListQueue
-from scheduler.config import SchedulerConfig
-from scheduler.core import Scheduler
 from scheduler.cost_model import get_profile
 from scheduler.indexed_heap import IndexedHeap, KeyedQueue
-from scheduler.request import Request
+from scheduler.sim.config import SchedulerConfig
+from scheduler.sim.core import Scheduler
+from scheduler.sim.request import Request
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.config import SchedulerConfig
 from scheduler.cost_model import get_profile
 from scheduler.policy import ESI_LEVELS, PolicyOptions
 from scheduler.shedding import OVERLOAD_CALM_S, SheddingOptions
+from scheduler.sim.config import SchedulerConfig
 from scheduler.sim.experiments import DEFAULT_KV_CAPACITY_TOKENS
 from scheduler.sim.metrics import Outcome, percentile
 from scheduler.sim.predictors import PredictorSpec, predict

@@ -1,1 +1,1 @@
-"""Discrete-event simulation of an LLM engine under each scheduling policy (the paper's section 4.1)."""
+"""Everything only the simulator uses: its step scheduler (`core`), a discrete-event engine, workloads, reports."""

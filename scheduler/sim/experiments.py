@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel, get_profile
 from scheduler.policy import POLICIES
+from scheduler.sim.config import SchedulerConfig
 from scheduler.sim.limits import level_limits, limits_to_json, mean_limits
 from scheduler.sim.metrics import PolicySummary, mean_summary
 from scheduler.sim.predictors import Prediction, PredictorMode, PredictorSpec, predict

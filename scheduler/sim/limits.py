@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel
 from scheduler.policy import ESI_LEVELS, Policy
+from scheduler.sim.config import SchedulerConfig
 from scheduler.sim.metrics import PolicySummary
 from scheduler.sim.predictors import Prediction
 from scheduler.sim.simulator import simulate

@@ -5,12 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scheduler.config import SchedulerConfig
-from scheduler.core import Scheduler, SchedulerStats
 from scheduler.cost_model import CostModel
-from scheduler.plan import StepPlan
 from scheduler.policy import Policy
-from scheduler.request import Request
 from scheduler.shedding import (
     OVERLOAD_CALM_S,
     DrainMeter,
@@ -20,8 +16,12 @@ from scheduler.shedding import (
     plan_shedding,
     projects_miss,
 )
+from scheduler.sim.config import SchedulerConfig
+from scheduler.sim.core import Scheduler, SchedulerStats
 from scheduler.sim.metrics import Outcome, PolicySummary, summarize
+from scheduler.sim.plan import StepPlan
 from scheduler.sim.predictors import Prediction
+from scheduler.sim.request import Request
 from scheduler.sim.workload import SimRequest
 
 

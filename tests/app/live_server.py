@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import uvicorn
 
-from app.local_redis import free_port
+from app.redis.local import free_port
 
 
 @contextmanager

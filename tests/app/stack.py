@@ -20,8 +20,8 @@ import httpx
 import psutil
 import redis
 
-from app.engine_status import ENGINE_HEARTBEAT
-from app.local_redis import free_port, start_redis_server
+from app.redis.keys import ENGINE_HEARTBEAT
+from app.redis.local import free_port, start_redis_server
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from app.cli.serve import AnotherInstanceError, instance_lock
-from app.local_redis import free_port
+from app.redis.local import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

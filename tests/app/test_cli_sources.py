@@ -22,7 +22,7 @@ from app.db.models import Incident, IntakeSource, SourceSecret
 from app.db.session import session_scope
 from app.intake.limits import source_limits_for
 from app.intake.signatures import signed_headers
-from app.queueing import redis_client
+from app.redis.queueing import redis_client
 from app.settings import Settings, get_settings
 from tests.app.cli_output import contains
 

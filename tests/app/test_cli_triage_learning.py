@@ -18,7 +18,7 @@ from app.cli.main import cli
 from app.cli.triage_learning import print_report
 from app.db.models import Base, Incident, IncidentEvent
 from app.db.session import make_engine, session_scope
-from app.overrides import record_override
+from app.incidents.overrides import record_override
 from app.settings import get_settings
 from tests.app.cli_output import contains
 from triage_models.generator import generate, write_csv

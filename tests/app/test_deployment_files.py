@@ -33,8 +33,8 @@ from typer.testing import CliRunner
 from app.cli.main import cli
 from app.db.migrate import upgrade
 from app.engine_worker.loop import EngineWorker
-from app.local_redis import free_port, start_redis_server
-from app.redis_urls import parse_sentinel_url
+from app.redis.local import free_port, start_redis_server
+from app.redis.urls import parse_sentinel_url
 from app.settings import PLACEHOLDER_SECRET, Settings, get_settings
 from scheduler.engines.base import EngineHealth
 from tests.app import compose
@@ -313,7 +313,7 @@ def test_the_sentinel_profile_runs_a_replica_and_three_sentinels_and_points_the_
     # The engines' health check reads Redis through the product's URL parser: it works with a Sentinel URL.
     for name in ENGINES:
         code = services[name]["healthcheck"]["test"][-1]
-        assert "from app.redis_urls import connect" in code and "from_url" not in code
+        assert "from app.redis.urls import connect" in code and "from_url" not in code
 
 
 def test_the_compose_sentinel_command_starts_a_redis_sentinel_that_finds_the_primary(tmp_path: Path) -> None:

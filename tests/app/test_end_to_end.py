@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.local_redis import wait_for_redis
+from app.redis.local import wait_for_redis
 from tests.app.stack import Stack, all_done, assert_all_served, post_signed_calls, start_product, wait_until
 
 SECRET = "whsec_" + base64.b64encode(b"end-to-end-secret-32-random-byte").decode()

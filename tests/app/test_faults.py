@@ -27,7 +27,7 @@ import redis
 from sqlalchemy import Engine, create_engine, func, select
 
 from app.db.models import Classification, Guidance, GuidanceState, Incident, Outbox, Outcome
-from app.local_redis import free_port
+from app.redis.local import free_port
 from scheduler.redis_heap import HeapItem, RedisSemanticHeap
 from tests.app.stack import LOAD_TEST_INTAKE_LIMIT, Stack, ready, signed_headers, wait_until
 from tests.app.triage_stub import fresh_database

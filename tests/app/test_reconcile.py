@@ -12,8 +12,8 @@ import redis
 from app.db.migrate import upgrade
 from app.db.models import Incident, Outbox, utcnow
 from app.db.session import session_scope
-from app.pipeline import reconcile
-from app.queueing import clear_handed, mark_handed
+from app.incidents.pipeline import reconcile
+from app.redis.queueing import clear_handed, mark_handed
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
 

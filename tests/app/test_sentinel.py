@@ -20,8 +20,8 @@ import redis
 from sqlalchemy import create_engine, func, select
 
 from app.db.models import Outcome
-from app.local_redis import free_port, start_redis_server
-from app.redis_urls import connect, connect_bounded
+from app.redis.local import free_port, start_redis_server
+from app.redis.urls import connect, connect_bounded
 from tests.app.stack import Stack, all_done, assert_all_served, post_signed_calls, start_product
 
 SERVICE = "triage"

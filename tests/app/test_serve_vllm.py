@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, select
 pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
 
 from app.db.models import Guidance, Incident, Outcome
-from app.local_redis import free_port
+from app.redis.local import free_port
 from tests.app.stack import signed_headers
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from app import pipeline
 from app.db.migrate import upgrade
+from app.incidents import pipeline
 from app.settings import Settings
 from triage_models.result import DecisionPoint, Evidence, Resource, TriageResult
 

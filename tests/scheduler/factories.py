@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from scheduler.config import SchedulerConfig
-from scheduler.core import Scheduler
 from scheduler.cost_model import CostModel
 from scheduler.policy import PolicyOptions
-from scheduler.request import Request
+from scheduler.sim.config import SchedulerConfig
+from scheduler.sim.core import Scheduler
+from scheduler.sim.request import Request
 
 # Round numbers so expected keys are easy to reason about: prefill 1 ms/token, decode 10 ms/token,
 # reload 0.1 ms/token (so offloading prompt KV always beats recomputing it).

@@ -11,14 +11,14 @@ import pytest
 import redis
 
 from scheduler.bench.vllm_sim import build_scheduler, fake_output, make_request
-from scheduler.config import SchedulerConfig
-from scheduler.core import Scheduler
 from scheduler.cost_model import get_profile
 from scheduler.engines.hf_scheduler import PENDING, RequestBook, state_key
 from scheduler.engines.vllm_scheduler import SemanticVLLMScheduler, semantic_priority
 from scheduler.policy import KeyView, PolicyOptions, Resident, eviction_victims, get_policy
 from scheduler.redis_heap import RedisSemanticHeap
-from scheduler.request import Request
+from scheduler.sim.config import SchedulerConfig
+from scheduler.sim.core import Scheduler
+from scheduler.sim.request import Request
 
 COST = get_profile("a100-qwen1.5-4b")
 OPTIONS = PolicyOptions(aging_interval_s=None, limited_preemption=None, max_preemptions=None, reserved_kv_share=0.0)

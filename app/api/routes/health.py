@@ -12,8 +12,8 @@ from prometheus_client import generate_latest
 
 from app.api.deps import RegistryDep, SettingsDep
 from app.api.schemas import EngineInForce, HealthStatus, Readiness
-from app.readiness import CachedCheck, check_readiness, engines_in_force, is_ready
 from app.settings import Settings
+from app.status.readiness import CachedCheck, check_readiness, engines_in_force, is_ready
 
 router = APIRouter(tags=["health"])
 

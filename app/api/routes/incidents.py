@@ -1,7 +1,7 @@
 """The incident API: list and read incidents; claim, override, dispatch, close and annotate them; switch their protocol
 card and mark its steps done.
 
-The actions are `app.incident_actions` (the same rules and audit events as the console); this module only turns
+The actions are `app.incidents.actions` (the same rules and audit events as the console); this module only turns
 their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 422 (a bad argument).
 """
 
@@ -16,7 +16,6 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
-from app import incident_actions as actions
 from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, SettingsDep
 from app.api.schemas import (
     CardStepRequest,
@@ -36,12 +35,13 @@ from app.api.schemas import (
     Timings,
 )
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
-from app.eido import build_eido, load_eido_source
 from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_view
-from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
-from app.overrides import propagate_override
+from app.incidents import actions as actions
+from app.incidents.eido import build_eido, load_eido_source
+from app.incidents.overrides import propagate_override
+from app.incidents.queries import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 
 router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
 

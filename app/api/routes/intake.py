@@ -13,13 +13,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import HeapDep, IntakeMetricsDep, SettingsDep, SourceLimitsDep
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.limits import SourceLimits
 from app.intake.schemas import IntakeAccepted, IntakeMessage, refusals
 from app.intake.signatures import SignatureError, verify
 from app.intake.sources import SUSPENDED_RETRY_AFTER_S, SourceState
-from app.metrics import IntakeMetrics
-from app.pipeline import store_message
-from app.shared_value import SharedValue
+from app.redis.shared_value import SharedValue
+from app.status.metrics import IntakeMetrics
 from app.worker.publish import try_hand_over
 
 log = logging.getLogger(__name__)

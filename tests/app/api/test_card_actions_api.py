@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from tests.app.api.test_incident_actions_api import Api, running_api
 from tests.app.triage_stub import classify_with, fresh_database, plain_result

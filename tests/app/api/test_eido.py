@@ -24,11 +24,11 @@ from sqlalchemy import select
 from app.db.migrate import upgrade
 from app.db.models import IncidentEvent
 from app.db.session import session_scope
-from app.eido import build_eido, load_eido_source
 from app.engine_worker.outcomes import Served, record_finished, when_accepted, write_guidance
 from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
+from app.incidents.eido import build_eido, load_eido_source
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from scheduler.redis_heap import HeapItem
 from tests.app.api.test_incident_actions_api import Api, running_api

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.db.migrate import upgrade
 from app.db.session import session_scope
 from app.settings import Settings

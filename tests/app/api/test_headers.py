@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.api.headers import CONTENT_SECURITY_POLICY, with_security_headers
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.db.migrate import upgrade
 from app.db.session import session_scope
 from app.settings import Settings

@@ -25,10 +25,11 @@ from sqlalchemy import create_engine, select
 from app.api.main import create_app
 from app.db.migrate import upgrade
 from app.db.models import Incident
-from app.engine_status import ENGINE_HEARTBEAT, NO_ENGINE
-from app.local_redis import free_port
-from app.readiness import READINESS_CLIENT_NAME, CachedCheck, check_readiness
+from app.redis.keys import ENGINE_HEARTBEAT
+from app.redis.local import free_port
 from app.settings import Settings
+from app.status.engine import NO_ENGINE
+from app.status.readiness import READINESS_CLIENT_NAME, CachedCheck, check_readiness
 from app.worker.heartbeat import heartbeat_key, write_heartbeat
 from tests.app.stack import ROOT, Stack, signed_headers, wait_until
 

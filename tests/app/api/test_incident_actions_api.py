@@ -16,13 +16,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.api.main import create_app
-from app.auth import add_user, issue_token
+from app.auth.accounts import add_user, issue_token
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
-from app.queueing import OVERRIDE_CHANNEL, heap_for, redis_client
+from app.redis.keys import override_channel
+from app.redis.queueing import heap_for, redis_client
 from app.settings import Settings
 from tests.app.triage_stub import fresh_database
 
@@ -220,7 +221,7 @@ def test_override_incident_is_propagated_to_the_heap_and_the_engines(tmp_path: P
     upgrade(url)
     prefix = f"t-{uuid.uuid4().hex[:8]}"
     subscriber = redis_client(redis_url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    subscriber.subscribe(f"{prefix}:{OVERRIDE_CHANNEL}")
+    subscriber.subscribe(override_channel(prefix))
     with running_api(url, Settings(database_url=url, redis_url=redis_url, queue_prefix=prefix)) as api:
         incident_id = api.new_incident()
         heap = heap_for(redis_url, prefix)

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 
 from app.api.main import create_app
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from tests.app.triage_stub import (
     REVIEW_REASON,

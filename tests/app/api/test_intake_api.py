@@ -18,12 +18,12 @@ from standardwebhooks.webhooks import Webhook
 
 from app.api.main import create_app
 from app.api.routes import intake as intake_routes
-from app.auth import add_user, issue_token
+from app.auth.accounts import add_user, issue_token
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Outbox
 from app.db.session import session_scope
 from app.intake.cleaning import EMPTY_TEXT_REASON
-from app.local_redis import free_port
+from app.redis.local import free_port
 from app.settings import Settings
 
 SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()

@@ -15,7 +15,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware, limit_for
 from app.api.main import create_app
-from app.auth import add_user, issue_token
+from app.auth.accounts import add_user, issue_token
 from app.db.migrate import upgrade
 from app.db.session import session_scope
 from app.settings import Settings

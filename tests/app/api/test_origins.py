@@ -14,14 +14,14 @@ from starlette.datastructures import Headers
 
 from app.api.main import create_app
 from app.api.origins import cross_origin_reason, parse_origin
-from app.auth import add_user, issue_token
+from app.auth.accounts import add_user, issue_token
 from app.console.first_run import SetupLink
 from app.console.sessions import COOKIE
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, User
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 
 OWN = "http://testserver"

@@ -10,7 +10,7 @@ import httpx
 from app.api.main import create_app
 from app.api.server import uvicorn_config
 from app.db.migrate import upgrade
-from app.local_redis import free_port
+from app.redis.local import free_port
 from app.settings import Settings
 from tests.app.live_server import serving
 

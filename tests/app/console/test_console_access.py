@@ -16,15 +16,15 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.api.main import create_app
-from app.auth import add_user, issue_token, verify_password
+from app.auth.accounts import add_user, issue_token, verify_password
+from app.auth.signin_throttle import throttle_for
+from app.auth.users import disable_user
 from app.console import sessions
 from app.console.sessions import COOKIE
 from app.db.migrate import upgrade
 from app.db.models import User
 from app.db.session import session_scope
 from app.settings import Settings
-from app.signin_throttle import throttle_for
-from app.users import disable_user
 
 SAME_ORIGIN = {"Origin": "http://testserver"}
 """What a browser sends with the console's own POSTs (`app.api.origins` refuses a session's POST without it)."""
@@ -93,8 +93,8 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestCli
     """A supervisor (sue), a dispatcher (dana) and one incident; temporary files under tmp_path."""
     import tempfile
 
+    from app.incidents.pipeline import store_message
     from app.intake.schemas import IntakeMessage
-    from app.pipeline import store_message
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     url = f"sqlite:///{tmp_path / 'audit.db'}"

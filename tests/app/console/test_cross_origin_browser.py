@@ -12,12 +12,12 @@ import pytest
 from sqlalchemy import select
 
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from tests.app.console.test_console_browser import chromium_path
 from tests.app.live_server import loopback_config, page_server, serving

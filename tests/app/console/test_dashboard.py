@@ -13,13 +13,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from app import pipeline
 from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature
 from app.db.models import Incident, IncidentEvent
 from app.db.session import session_scope
 from app.engine_worker import outcomes
 from app.engine_worker.outcomes import Served, record_finished
-from app.overrides import record_override
+from app.incidents import pipeline
+from app.incidents.overrides import record_override
 from scheduler.redis_heap import HeapItem
 from tests.app.triage_stub import classify_with, fresh_database, plain_result
 
@@ -339,7 +339,7 @@ def test_the_signature_changes_with_what_is_drawn_and_the_minute_only(
 def test_the_console_draws_the_dashboard_again_only_when_it_changed(tmp_path: Path) -> None:
     import gradio as gr
 
-    from app.auth import add_user
+    from app.auth.accounts import add_user
     from app.console.exports import ExportStore
     from app.console.ui import _Handlers
     from app.db.migrate import upgrade

@@ -11,7 +11,7 @@ import pytest
 from app.console.dashboard import WeekAgreement, render_agreement, weekly_agreement
 from app.db.models import Incident
 from app.db.session import session_scope
-from app.overrides import record_override
+from app.incidents.overrides import record_override
 from tests.app.triage_stub import classify_with, fresh_database, plain_result, review_result
 
 NOW = dt.datetime(2026, 11, 25, 10, 0, tzinfo=dt.UTC)  # a Wednesday in 2026-W48

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth.accounts import add_user
 from app.console.first_run import SetupLink, needs_setup
 from app.console.sessions import COOKIE
 from app.db.migrate import upgrade

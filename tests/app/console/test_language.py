@@ -17,9 +17,9 @@ from app.console.service import incident_detail, open_queue
 from app.db.migrate import upgrade
 from app.db.models import Incident
 from app.db.session import session_factory, session_scope
-from app.incidents import classification_view, latest_classification
+from app.incidents.pipeline import store_message
+from app.incidents.queries import classification_view, latest_classification
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from tests.app.console.pages import row_html
 from tests.app.triage_stub import classify_with, plain_result
 from triage_models.language import CallLanguage

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.api.main import create_app
-from app.auth import Principal, add_user
+from app.auth.accounts import Principal, add_user
 from app.console import service
 from app.console.history import describe_change
 from app.console.render import render_history, render_incident, render_queue
@@ -21,8 +21,8 @@ from app.db.migrate import upgrade
 from app.db.models import Incident, Role
 from app.db.session import session_factory, session_scope
 from app.guidance.incident_card import card_label
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
 from tests.app.console.pages import row_html

@@ -14,19 +14,19 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.api.main import create_app
-from app.auth import add_user
+from app.auth.accounts import add_user
+from app.auth.users import disable_user
 from app.console import queue_stream
 from app.console.queue_stream import QUEUE_SHELL, STREAM_PATH, QueueView, queue_patch, read_view
 from app.console.sessions import end_sessions
 from app.db.migrate import upgrade
 from app.db.models import Incident, User, utcnow
 from app.db.session import session_scope
-from app.engine_status import EngineStatus
 from app.intake.limits import SourceCounts
 from app.intake.signatures import signed_headers
+from app.redis.shared_value import SharedValue
 from app.settings import Settings
-from app.shared_value import SharedValue
-from app.users import disable_user
+from app.status.engine import EngineStatus
 
 NOW = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
-from app.auth import Principal
+from app.auth.accounts import Principal
 from app.console.render import render_incident, render_queue
 from app.console.service import incident_detail, open_queue, override_checked
 from app.db.migrate import upgrade
 from app.db.models import Role
 from app.db.session import session_factory, session_scope
+from app.incidents.overrides import record_override
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.overrides import record_override
-from app.pipeline import store_message
 from tests.app.console.pages import row_html
 from tests.app.triage_stub import REVIEW_REASON, REVIEW_TEXT, classify_with, plain_result, review_result
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.auth import Principal
+from app.auth.accounts import Principal
 from app.console.render import highlight, render_queue, wait_class
 from app.console.service import (
     ActionError,
@@ -29,8 +29,8 @@ from app.console.service import (
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Outbox, Role, User
 from app.db.session import session_factory
+from app.incidents.overrides import record_override
 from app.intake.cleaning import EMPTY_TEXT_REASON
-from app.overrides import record_override
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
 CALL_TAKER = Principal("carl", Role.CALL_TAKER)
@@ -180,7 +180,7 @@ def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> N
 
 
 def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavailable(session: Session) -> None:
-    from app.engine_status import EngineStatus
+    from app.status.engine import EngineStatus
 
     session.get(Incident, "i3").guidance_state = "queued"  # type: ignore[union-attr]
     session.get(Incident, "i0").guidance_state = "generating"  # type: ignore[union-attr]

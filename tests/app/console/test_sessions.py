@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from app.auth import add_user
+from app.auth.accounts import add_user
+from app.auth.signin_throttle import MemoryFailureStore, SignInThrottle, ThrottleConfig
+from app.auth.users import disable_user
 from app.console.sessions import (
     end_sessions,
     live_session_count,
@@ -20,8 +22,6 @@ from app.console.sessions import (
 from app.db.migrate import upgrade
 from app.db.models import User
 from app.db.session import session_scope
-from app.signin_throttle import MemoryFailureStore, SignInThrottle, ThrottleConfig
-from app.users import disable_user
 
 
 @pytest.fixture

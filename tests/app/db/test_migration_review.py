@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, inspect, text
 from app.db.migrate import alembic_config, upgrade
 from app.db.models import Classification, Incident
 from app.db.session import session_scope
-from app.incidents import classification_view, review_pending
+from app.incidents.queries import classification_view, review_pending
 from tests.app.triage_stub import fresh_database
 
 ACCEPTED = dt.datetime(2026, 11, 20, 8, 0)

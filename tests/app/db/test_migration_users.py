@@ -10,7 +10,7 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, inspect, select, text
 
-from app.auth import Principal, principal_for_token, token_sha256
+from app.auth.accounts import Principal, principal_for_token, token_sha256
 from app.db.migrate import alembic_config, upgrade
 from app.db.models import Role, User
 from app.db.session import session_scope

@@ -21,7 +21,7 @@ from app.api.main import create_app
 from app.db.migrate import upgrade
 from app.db.models import Base, Classification, Incident, IncidentEvent, Outbox
 from app.db.session import session_scope
-from app.pipeline import classify_incident
+from app.incidents.pipeline import classify_incident
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
 from tests.app.triage_stub import fresh_database

@@ -8,7 +8,7 @@ from pathlib import Path
 from app.db.migrate import upgrade
 from app.db.models import Incident, utcnow
 from app.db.session import session_scope
-from app.queueing import settings_heap
+from app.redis.queueing import settings_heap
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
 

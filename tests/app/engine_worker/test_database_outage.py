@@ -14,7 +14,7 @@ import pytest
 from app.db.models import Incident, Outcome
 from app.db.session import session_scope
 from app.engine_worker.loop import MAX_DELIVERIES, EngineWorker, _Serving
-from app.local_redis import free_port
+from app.redis.local import free_port
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.engines.tiny_models import build_tiny_llama
 from tests.app.engine_worker.one_call import one_queued_call

@@ -25,9 +25,9 @@ from app.db.models import Guidance, IncidentEvent
 from app.db.session import session_scope
 from app.engine_worker.loop import EngineWorker, _Serving
 from app.guidance.prompt import GROUNDED_PROMPT_VERSION
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
-from app.queueing import settings_heap
+from app.redis.queueing import settings_heap
 from app.settings import Settings
 from scheduler.engines.base import Engine, EngineHealth, EngineRequest, EngineStats, TokenChunk
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result

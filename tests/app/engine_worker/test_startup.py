@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 import redis
 
-from app.engine_status import ENGINE_HEARTBEAT, engine_status
 from app.engine_worker.loop import serve_engine
 from app.engine_worker.startup import OFFLINE_HINT, explain_start_failure, start_engine
-from app.readiness import engine_check
+from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
+from app.status.engine import engine_status
+from app.status.readiness import engine_check
 from scheduler.engines.tiny_models import build_tiny_llama
 
 # The error transformers 5 raises for a hub id with no network and nothing cached (copied from a real run here).
@@ -117,8 +118,8 @@ def test_one_serving_engine_is_enough_and_loading_is_told_before_unavailable(
 
 
 def test_the_console_reads_the_heartbeats_once_per_ttl_and_reports_redis_away(redis_url: str) -> None:
-    from app.engine_status import EngineStatusCache
-    from app.local_redis import free_port
+    from app.redis.local import free_port
+    from app.status.engine import EngineStatusCache
 
     prefix = f"cache-{uuid.uuid4().hex[:8]}"
     client = redis.Redis.from_url(redis_url)

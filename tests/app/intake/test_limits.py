@@ -9,8 +9,8 @@ import pytest
 from limits.storage import RedisStorage
 
 from app.intake.limits import IntakeLimitError, SourceLimits, parse_limit, source_limits_for
-from app.local_redis import free_port
-from app.queueing import redis_client
+from app.redis.local import free_port
+from app.redis.queueing import redis_client
 
 
 @pytest.fixture(params=["memory", "redis", "redis-down"])

@@ -14,8 +14,8 @@ from app.api.main import create_app
 from app.db.migrate import upgrade
 from app.db.models import Guidance, Incident, IncidentEvent
 from app.db.session import session_scope
+from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import store_message
 from app.settings import Settings
 from app.worker import tasks
 

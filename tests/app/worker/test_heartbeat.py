@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from app.local_redis import start_redis_server
-from app.readiness import worker_check
+from app.redis.local import start_redis_server
+from app.status.readiness import worker_check
 from app.worker.heartbeat import HeartbeatConfig, WorkerHeartbeat, heartbeat_key, write_heartbeat
 from tests.app.stack import ROOT
 

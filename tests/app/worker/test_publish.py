@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import redis
 
-from app.queueing import handed
+from app.redis.queueing import handed
 from app.settings import Settings
 from app.worker import publish, tasks
 

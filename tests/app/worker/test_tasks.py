@@ -13,9 +13,9 @@ from app.console.service import open_queue
 from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Outbox, utcnow
 from app.db.session import session_scope
+from app.incidents.pipeline import reconcile, store_message
 from app.intake.schemas import IntakeMessage
-from app.pipeline import reconcile, store_message
-from app.queueing import handed, mark_handed
+from app.redis.queueing import handed, mark_handed
 from app.settings import Settings
 from app.worker import tasks
 from scheduler.redis_heap import RedisSemanticHeap

@@ -193,11 +193,11 @@ def test_a_crashed_generation_loop_restarts_and_requests_continue_where_they_sto
 def test_eviction_order_matches_the_core_on_a_hand_built_case(tiny_llama: Path) -> None:
     """Three running requests fill the cache; an ESI 1 request needs room. Both the engine and the core take the
     least urgent first, then the next least urgent (ESI 5, then ESI 4); the ESI 3 request keeps its KV."""
-    from scheduler.config import SchedulerConfig
-    from scheduler.core import Scheduler
     from scheduler.cost_model import CostModel
     from scheduler.policy import PolicyOptions
-    from scheduler.request import Request
+    from scheduler.sim.config import SchedulerConfig
+    from scheduler.sim.core import Scheduler
+    from scheduler.sim.request import Request
 
     running = [("esi3", 3), ("esi4", 4), ("esi5", 5)]
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel
+from scheduler.sim.config import SchedulerConfig
 from scheduler.sim.experiments import PointParams, run_point
 from scheduler.sim.limits import level_limits, mean_limits, requests_up_to
 from scheduler.sim.predictors import Prediction, PredictorSpec, predict

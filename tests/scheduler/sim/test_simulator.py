@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from scheduler.config import SchedulerConfig
 from scheduler.cost_model import CostModel, get_profile
-from scheduler.eviction import EvictionKind
-from scheduler.plan import Eviction, ScheduledWork, StepPlan
+from scheduler.sim.config import SchedulerConfig
+from scheduler.sim.eviction import EvictionKind
 from scheduler.sim.experiments import PointParams, experiment_points, get_experiment, run_experiment, run_point
+from scheduler.sim.plan import Eviction, ScheduledWork, StepPlan
 from scheduler.sim.predictors import PredictorSpec, predict
 from scheduler.sim.simulator import simulate, step_duration_s
 from scheduler.sim.workload import WorkloadSpec, generate_workload

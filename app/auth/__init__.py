@@ -1,0 +1,1 @@
+"""Who may do what: accounts and tokens, user administration, the sign-in throttle."""

@@ -1,0 +1,1 @@
+"""Incidents: reading them, the pipeline from intake to the heap, dispatcher actions, overrides, overload, EIDO."""

@@ -1,0 +1,35 @@
+"""Acuity overrides: recorded in the database with their audit event, then applied to the heap and the engine."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.db.models import Incident, IncidentEvent
+from app.redis.queueing import publish_override, redis_client, settings_heap
+from app.settings import Settings
+
+
+def record_override(session: Session, incident: Incident, esi_level: int, reason: str, actor: str) -> None:
+    """Record an override on the incident, with its audit event (before and after); the caller commits."""
+    before = {"esi_level": incident.esi_level, "override_level": incident.override_level}
+    incident.override_level = esi_level
+    incident.esi_level = esi_level
+    session.add(
+        IncidentEvent(
+            incident_id=incident.id,
+            actor=actor,
+            action="override",
+            before=before,
+            after={"esi_level": esi_level, "override_level": esi_level},
+            reason=reason,
+        )
+    )
+
+
+def propagate_override(settings: Settings, incident_id: str, esi_level: int) -> str:
+    """After the commit: re-key the incident in the heap and tell the engine workers; where it was."""
+    if settings.redis_url is None:
+        return "not queued"
+    where = settings_heap(settings).override(incident_id, esi_level)
+    publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
+    return where

@@ -1,0 +1,81 @@
+"""Every Redis key and channel the product uses, each under the queue prefix (`TRIAGE_QUEUE_PREFIX`, "triage")."""
+
+from __future__ import annotations
+
+from scheduler.redis_heap import heap_keys
+
+__all__ = [
+    "engine_heartbeat",
+    "engine_heartbeat_pattern",
+    "handed",
+    "heap_keys",
+    "intake_limits_prefix",
+    "metrics_engine",
+    "metrics_histogram",
+    "override_channel",
+    "signin_account",
+    "signin_client",
+    "worker_heartbeat",
+    "worker_heartbeat_pattern",
+]
+
+# The semantic heap's own keys (`<prefix>:heap:queue|leases|items|overload|sources|served`) are named by
+# `scheduler.redis_heap.heap_keys`, re-exported here, since the scheduler package never imports the app.
+
+ENGINE_HEARTBEAT = "engine:heartbeat"
+WORKER_HEARTBEAT = "worker:heartbeat"
+
+
+def engine_heartbeat(prefix: str, consumer: str) -> str:
+    """`<prefix>:engine:heartbeat:<consumer>`: one engine worker's last beat (JSON, expiring)."""
+    return f"{prefix}:{ENGINE_HEARTBEAT}:{consumer}"
+
+
+def engine_heartbeat_pattern(prefix: str) -> str:
+    """The SCAN pattern matching every engine worker's beat."""
+    return engine_heartbeat(prefix, "*")
+
+
+def worker_heartbeat(prefix: str, hostname: str) -> str:
+    """`<prefix>:worker:heartbeat:<hostname>`: one Celery worker's last beat (expiring)."""
+    return f"{prefix}:{WORKER_HEARTBEAT}:{hostname}"
+
+
+def worker_heartbeat_pattern(prefix: str) -> str:
+    """The SCAN pattern matching every Celery worker's beat."""
+    return worker_heartbeat(prefix, "*")
+
+
+def override_channel(prefix: str) -> str:
+    """`<prefix>:overrides`: the pub/sub channel carrying "<incident_id> <esi_level>" notices to the engine workers."""
+    return f"{prefix}:overrides"
+
+
+def handed(prefix: str, incident_id: str) -> str:
+    """`<prefix>:classify:handed:<incident_id>`: a classify task for the incident is in the broker."""
+    return f"{prefix}:classify:handed:{incident_id}"
+
+
+def metrics_histogram(prefix: str, name: str) -> str:
+    """`<prefix>:metrics:<name>`: a Redis-kept histogram (hash of cumulative buckets per ESI level)."""
+    return f"{prefix}:metrics:{name}"
+
+
+def metrics_engine(prefix: str) -> str:
+    """`<prefix>:metrics:engine`: the engine workers' counters (hash)."""
+    return f"{prefix}:metrics:engine"
+
+
+def signin_account(prefix: str, account_digest: str) -> str:
+    """`<prefix>:signin:account:<sha256 prefix>`: failed sign-ins against one account."""
+    return f"{prefix}:signin:account:{account_digest}"
+
+
+def signin_client(prefix: str, client_digest: str) -> str:
+    """`<prefix>:signin:client:<sha256 prefix>`: failed sign-ins from one client address."""
+    return f"{prefix}:signin:client:{client_digest}"
+
+
+def intake_limits_prefix(prefix: str) -> str:
+    """`<prefix>:intake:limits`: the `limits` library's per-source counters live under this key prefix."""
+    return f"{prefix}:intake:limits"

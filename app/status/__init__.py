@@ -1,0 +1,1 @@
+"""What operators read: the engine workers' status, readiness checks and the metrics."""
