@@ -18,7 +18,7 @@ import pytest
 from app.cli.serve import AnotherInstanceError, instance_lock
 from app.redis.local import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

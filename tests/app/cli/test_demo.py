@@ -16,9 +16,9 @@ from sqlalchemy import create_engine, func, select
 from app.cli.demo import SAMPLE_CALLS
 from app.db.models import Incident, User
 from app.redis.local import free_port
-from tests.app.test_cli_serve import ROOT, start_serve, tiny_llama, wait_for_children
+from tests.app.cli.test_serve import ROOT, start_serve, tiny_llama, wait_for_children
 
-__all__ = ["tiny_llama"]  # the module-scoped model fixture, shared with test_cli_serve
+__all__ = ["tiny_llama"]  # the module-scoped model fixture, shared with test_serve
 
 
 def demo(url: str) -> subprocess.CompletedProcess[str]:
