@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
 from app.redis.urls import RedisURL
+from scheduler.cost_model import PROFILES
 from scheduler.engines.base import ENGINE_NAMES
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions
 from scheduler.shedding import OVERLOAD_CALM_S, SheddingOptions
@@ -27,6 +28,8 @@ PLACEHOLDER_SECRET = "whsec_" + base64.b64encode(b"triage-dispatch development s
 
 
 _POLICY_DEFAULTS = PolicyOptions()
+MEASURE_COST_MODEL = "measure"
+"""`TRIAGE_ENGINE_COST_MODEL`: the engine worker measures its engine's step times at start-up."""
 
 
 class SettingsError(ValueError):
@@ -126,6 +129,11 @@ class Settings(BaseSettings):
     max_new_tokens: int = 256
     engine_lease_s: float = 30.0
     """An incident taken by an engine worker goes back to the queue if the worker stops renewing this long."""
+    engine_cost_model: str = MEASURE_COST_MODEL
+    """The engine's step-time cost model, by which the heap and the engine estimate remaining work: `measure` (the
+    engine worker times its engine on this machine at start-up, a few seconds), a named profile
+    (`scheduler.cost_model.PROFILES`), or the JSON file `triage-dispatch engine profile --out` wrote. The engine
+    publishes the model it runs in its heartbeat; the pipeline scores calls with that one."""
     vllm_gpu_memory_utilization: float = 0.85
     """The GPU memory vLLM may take (on a GPU only: on the CPU, `vllm_kv_cache_gib` sizes its cache)."""
     vllm_kv_cache_gib: float | None = Field(default=None, gt=0)
@@ -181,6 +189,16 @@ class Settings(BaseSettings):
         if value not in ENGINE_NAMES:
             raise ValueError(f"unknown engine {value!r}; known engines: {', '.join(ENGINE_NAMES)}")
         return value
+
+    @field_validator("engine_cost_model")
+    @classmethod
+    def _known_cost_model(cls, value: str) -> str:
+        if value == MEASURE_COST_MODEL or value in PROFILES or value.endswith(".json"):
+            return value
+        raise ValueError(
+            f"unknown engine cost model {value!r}: choose {MEASURE_COST_MODEL}, a profile ({', '.join(PROFILES)}) "
+            "or the .json file `triage-dispatch engine profile --out` wrote"
+        )
 
     @field_validator("trusted_proxies", "allowed_hosts", mode="before")
     @classmethod

@@ -90,7 +90,32 @@ class CostModel:
         return min(decoded_tokens, max(0, math.floor(raw)))
 
 
+def estimate_remaining_s(
+    cost_model: CostModel,
+    sequence_tokens: int,
+    remaining_output_tokens: int,
+    cached_tokens: int = 0,
+    offloaded_tokens: int = 0,
+) -> float:
+    """The one estimate of a request's remaining engine time, used by every scheduler and the app's pipeline.
+
+    `sequence_tokens`: prompt plus tokens generated so far; `remaining_output_tokens`: the predicted decode still to
+    go; `cached_tokens`: of the sequence, tokens whose KV exists (on the device or offloaded); `offloaded_tokens`: of
+    those, tokens whose KV must be reloaded first. A request not started yet: `estimate_remaining_s(cost, prompt,
+    predicted)` = prefill of the prompt + decode of the predicted answer.
+    """
+    return (
+        cost_model.reload_s(offloaded_tokens)
+        + cost_model.extend_s(cached_tokens, sequence_tokens)
+        + cost_model.decode_s(sequence_tokens, max(0, remaining_output_tokens))
+    )
+
+
+CPU_DEFAULT_PROFILE = "cpu-default"
+"""The profile a CPU engine starts from when none is measured or named: ~0.1 ms a prompt token, ~8 ms a decode step."""
+
 PROFILES: dict[str, CostModel] = {
+    CPU_DEFAULT_PROFILE: CostModel(a1=0.0, a2=1e-4, g1=1e-7, g2=8e-3, beta=1e-4),
     # Paper Appendix B and the authors' simulator; the paper prints a1 = 1.466e-2 for A100/4B, a typo for 1.466e-9.
     "a100-qwen1.5-4b": CostModel(a1=1.466e-9, a2=1.052e-4, g1=5.913e-9, g2=1.196e-2, beta=1e-4),
     "a100-qwen1.5-7b": CostModel(a1=5.135e-7, a2=1.481e-4, g1=1.349e-8, g2=1.330e-2, beta=1e-4),

@@ -11,13 +11,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler.cost_model import PROFILES, CostModel, get_profile
+from scheduler.cost_model import CPU_DEFAULT_PROFILE, PROFILES, CostModel, get_profile
 from scheduler.policy import DEFAULT_POLICY, PolicyOptions, get_policy
 
 SCHEDULING_KEY = "triage_scheduling"
 """The key in vLLM's `additional_config` that carries the scheduling to the engine core."""
 
-DEFAULT_COST_PROFILE = "a100-qwen1.5-4b"
+DEFAULT_COST_PROFILE = CPU_DEFAULT_PROFILE
+"""Until the engine worker measures its engine (`TRIAGE_ENGINE_COST_MODEL=measure`) or a profile is named."""
 CUSTOM_COST_MODEL = "custom"
 """The cost model's name when its coefficients match no named profile."""
 

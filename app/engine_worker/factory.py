@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.engine_worker.cost_model import configured_cost_model
 from app.settings import DATA_DIR, Settings
 from scheduler.engines.base import Engine
 
@@ -64,6 +65,7 @@ def _hf_engine(settings: Settings, model: str) -> Engine:
             max_requests_per_batch=settings.engine_max_requests,
             policy=settings.scheduling_policy,
             policy_options=settings.policy_options,
+            cost_model=configured_cost_model(settings),
         )
     )
 
@@ -82,6 +84,7 @@ def _vllm_engine(settings: Settings, model: str) -> Engine:
             enforce_eager=settings.vllm_enforce_eager,
             policy=settings.scheduling_policy,
             policy_options=settings.policy_options,
+            cost_model=configured_cost_model(settings),
         )
     )
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.engine_worker.cost_model import measure_cost_model
 from app.engine_worker.factory import BUILTIN_TINY, build_engine, load_tokenizer, resolve_model, serving_positions
 from app.settings import Settings
 from scheduler.engines.base import Engine
@@ -65,6 +66,8 @@ async def _start_once(settings: Settings) -> StartedEngine:
     try:
         tokenizer = await asyncio.to_thread(load_tokenizer, model)
         max_positions = await asyncio.to_thread(serving_positions, engine, model)
+        cache_tokens = settings.engine_num_blocks * settings.engine_block_size
+        await measure_cost_model(settings, engine, len(tokenizer), min(max_positions, cache_tokens) // 2)
     except BaseException:
         with contextlib.suppress(Exception):
             await engine.stop()

@@ -29,13 +29,13 @@ from app.db.models import (
     utcnow,
 )
 from app.db.session import session_scope
+from app.engine_worker.cost_model import scoring_cost_model
 from app.guidance.incident_card import assign_from_triage
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
 from app.redis.queueing import handed
 from app.settings import Settings, get_settings
-from scheduler.cost_model import CostModel
-from scheduler.engines.hf import CPU_DEFAULT_COSTS
+from scheduler.cost_model import estimate_remaining_s
 from scheduler.redis_heap import RedisSemanticHeap
 from triage_models.llm import LLM_PROMPT_VERSION
 from triage_models.pipeline import Triager
@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 PROMPT_OVERHEAD_TOKENS = 250
 """The guidance prompt's fixed part (instructions), added to the message's own tokens in estimates."""
+CHARS_PER_TOKEN = 4
+"""Characters of a call per token, for the estimate (English and Spanish text under BPE tokenizers: about 4)."""
 
 
 def store_message(
@@ -100,10 +102,18 @@ def chief_complaint(text: str, limit: int = 120) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def estimate_remaining_s(text: str, predicted_output_tokens: int, cost_model: CostModel = CPU_DEFAULT_COSTS) -> float:
-    """Estimated engine time for an incident's guidance: prefill of the prompt, then the predicted answer."""
-    prompt_tokens = PROMPT_OVERHEAD_TOKENS + len(text) // 4
-    return cost_model.prefill_s(prompt_tokens) + cost_model.decode_s(prompt_tokens, predicted_output_tokens)
+def estimated_prompt_tokens(text: str) -> int:
+    """The guidance prompt's length in tokens, estimated without a tokenizer (the pipeline loads none): the
+    instructions' fixed part plus one token per `CHARS_PER_TOKEN` characters of the call. The one such estimate: the
+    engines count the real prompt with the model's tokenizer."""
+    return PROMPT_OVERHEAD_TOKENS + len(text) // CHARS_PER_TOKEN
+
+
+def incident_remaining_s(settings: Settings, client: Any, text: str, predicted_output_tokens: int) -> float:
+    """Estimated engine time for an incident's guidance (`scheduler.cost_model.estimate_remaining_s`), with the
+    cost model the engines publish (the configured one until an engine has: `app.engine_worker.cost_model`)."""
+    cost_model = scoring_cost_model(settings, client)
+    return estimate_remaining_s(cost_model, estimated_prompt_tokens(text), predicted_output_tokens)
 
 
 def arrival_us(incident: Incident) -> int:
@@ -180,7 +190,7 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
         level, text, source = incident.esi_level, incident.text, incident.source
         tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
     assert level is not None
-    heap.push(incident_id, level, estimate_remaining_s(text, tokens), arrival, source)
+    heap.push(incident_id, level, incident_remaining_s(settings, heap.client, text, tokens), arrival, source)
     # An override committed while we classified: its re-key may have found nothing in the heap yet.
     with session_scope(settings.database_url) as session:
         current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
@@ -286,7 +296,9 @@ def reconcile(
                     continue
                 if incident.engine_seen_at is not None and incident.engine_seen_at > served_since:
                     continue  # an engine worker is serving it (its lease will be re-created if Redis lost it)
-                estimate = estimate_remaining_s(incident.text, incident.predicted_output_tokens or 0)
+                estimate = incident_remaining_s(
+                    settings, heap.client, incident.text, incident.predicted_output_tokens or 0
+                )
                 if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
                     counts["requeued"] += 1
     return counts

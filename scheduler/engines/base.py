@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Container
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduler.cost_model import CostModel
 from scheduler.policy import ESI_LEVELS
 
 ENGINE_NAMES = ("hf", "vllm")
@@ -121,6 +122,11 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def health(self) -> EngineHealth: ...
+
+    async def use_cost_model(self, cost_model: CostModel) -> None:
+        """Run `cost_model` from the next step on (measured on this machine after start-up); its scheduler reports
+        it back (`scheduling_in_force`). An engine without a cost model of ours refuses."""
+        raise EngineError(f"the {self.name} engine runs no cost model of ours; it cannot take a measured one")
 
     async def scheduling_in_force(self) -> dict[str, Any] | None:
         """The policy, options and cost model the engine's scheduler runs (`Scheduling.to_dict`), read back from

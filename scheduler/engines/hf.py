@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import time
@@ -10,7 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler.cost_model import CostModel
+from scheduler.cost_model import CPU_DEFAULT_PROFILE, CostModel, get_profile
 from scheduler.engines.base import (
     Engine,
     EngineError,
@@ -37,8 +38,8 @@ DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 """The small instruct model a centre runs on a CPU by default (downloaded once with internet; any local
 directory with the same files works). Tests and benchmarks use a tiny locally built Llama instead."""
 
-# A CPU default until `engine profile` fits this machine's numbers: ~0.1 ms a prompt token, ~8 ms a decode step.
-CPU_DEFAULT_COSTS = CostModel(a1=0.0, a2=1e-4, g1=1e-7, g2=8e-3, beta=1e-4)
+CPU_DEFAULT_COSTS = get_profile(CPU_DEFAULT_PROFILE)
+"""Until the engine worker measures this machine (`TRIAGE_ENGINE_COST_MODEL=measure`) or a profile is named."""
 _engine_ids = itertools.count()
 
 
@@ -309,6 +310,13 @@ class HFEngine(Engine):
         if self.book.get(request_id) is None:
             raise KeyError(f"request {request_id} is not queued or running in the engine")
         self.book.set_level(request_id, esi_level)
+
+    async def use_cost_model(self, cost_model: CostModel) -> None:
+        """The step scheduler's estimates use `cost_model` from its next step (a class attribute it reads each step);
+        a restart builds the scheduler from the config, which carries it too."""
+        self.config = dataclasses.replace(self.config, cost_model=cost_model)
+        if self._expected_scheduler is not None and self.config.scheduler == "semantic":
+            self._expected_scheduler.cost_model = cost_model
 
     # ----- observation ------------------------------------------------------------------------------------
 

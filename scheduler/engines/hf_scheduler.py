@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler.cost_model import CostModel
+from scheduler.cost_model import CostModel, estimate_remaining_s
 from scheduler.policy import (
     DEFAULT_POLICY,
     KeyView,
@@ -143,7 +143,7 @@ def state_key(
     remaining = max(1, entry.predicted_output_tokens - entry.generated)
     prefill = len(state.remaining_prefill_tokens) if state.status != DECODING else 0
     context = state.current_len()
-    est = cost_model.extend_s(context, context + prefill) + cost_model.decode_s(context + prefill, remaining)
+    est = estimate_remaining_s(cost_model, context + prefill, remaining, cached_tokens=context)
     view = KeyView(entry.esi_level, est, entry.arrival_seq, entry.since_s, entry.since_s)
     return policy.key(view, options, now_s)
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scheduler.cost_model import CostModel, fit
-from scheduler.engines.base import EngineRequest
-from scheduler.engines.hf import HFEngine
+from scheduler.engines.base import Engine, EngineRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +44,7 @@ def load_cost_model(path: Path) -> CostModel:
         raise ValueError(f"{path} is not an engine profile: {error}") from error
 
 
-async def _timed(engine: HFEngine, request: EngineRequest) -> list[float]:
+async def _timed(engine: Engine, request: EngineRequest) -> list[float]:
     """Client-side times: submit, then each token's arrival."""
     times = [time.monotonic()]
     async for chunk in engine.submit(request):
@@ -54,7 +53,7 @@ async def _timed(engine: HFEngine, request: EngineRequest) -> list[float]:
 
 
 async def profile_engine(
-    engine: HFEngine,
+    engine: Engine,
     vocab_size: int,
     prompt_lengths: Sequence[int] = (16, 48, 96, 160, 240),
     decode_tokens: int = 64,
@@ -77,7 +76,7 @@ async def profile_engine(
     return EngineProfile(fit(prefill, decode), prefill, decode)
 
 
-def run_profile(engine: HFEngine, vocab_size: int) -> EngineProfile:
+def run_profile(engine: Engine, vocab_size: int) -> EngineProfile:
     """Start the engine, profile it, stop it."""
 
     async def scenario() -> EngineProfile:

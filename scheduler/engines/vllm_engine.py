@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import time
@@ -31,7 +32,7 @@ from scheduler.engines.base import (
     check_request,
 )
 from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
-from scheduler.scheduling_contract import SCHEDULING_KEY, Scheduling
+from scheduler.scheduling_contract import DEFAULT_COST_PROFILE, SCHEDULING_KEY, Scheduling
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,8 @@ class VLLMEngineConfig:
     skip_tokenizer_init: bool = False
     dtype: str = "auto"
     additional_config: dict[str, Any] = field(default_factory=dict)
-    cost_model: CostModel = field(default_factory=lambda: get_profile("a100-qwen1.5-4b"))
+    cost_model: CostModel = field(default_factory=lambda: get_profile(DEFAULT_COST_PROFILE))
+    """The engine worker passes the configured one, and replaces it with the measured one (`use_cost_model`)."""
 
     @property
     def scheduling(self) -> Scheduling:
@@ -453,6 +455,14 @@ class VLLMEngine(Engine):
             return
         inflight.esi_level = esi_level
         self._end(inflight, _RESUBMIT)
+
+    async def use_cost_model(self, cost_model: CostModel) -> None:
+        """Priorities of new attempts are computed with `cost_model`, and our scheduler in the engine core holds it
+        (vLLM's utility call, `SemanticVLLMScheduler.__call__`), so the read-back reports it; a rebuilt engine core
+        gets it through the config."""
+        self.config = dataclasses.replace(self.config, cost_model=cost_model)
+        if self._llm is not None and self.config.scheduler != "stock":
+            await self._llm.engine_core.call_utility_async("scheduler", dataclasses.asdict(cost_model))
 
     # ----- observation ------------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ to the engine-core process; `scheduling()` reports them back, and vLLM's utility
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -36,7 +37,7 @@ from vllm.v1.core.sched.async_scheduler import AsyncScheduler
 from vllm.v1.core.sched.interface import PauseState
 from vllm.v1.core.sched.scheduler import Scheduler
 
-from scheduler.cost_model import CostModel
+from scheduler.cost_model import CostModel, estimate_remaining_s
 from scheduler.policy import (
     DEFAULT_POLICY,
     ESI_LEVELS,
@@ -68,8 +69,9 @@ def semantic_priority(
     the clock, act in the simulator's core and the transformers engine, not here (docs/engines.md)."""
     if esi_level not in ESI_LEVELS:
         raise ValueError(f"esi_level must be 1..5, got {esi_level}")
-    remaining_s = cost_model.prefill_s(prompt_tokens) + cost_model.decode_s(prompt_tokens, predicted_output_tokens)
-    view = KeyView(esi_level=esi_level, est_remaining_s=remaining_s)
+    view = KeyView(
+        esi_level=esi_level, est_remaining_s=estimate_remaining_s(cost_model, prompt_tokens, predicted_output_tokens)
+    )
     return encode_priority(get_policy(policy).key(view, options or PolicyOptions(), 0.0))
 
 
@@ -111,10 +113,16 @@ class SemanticVLLMScheduler(Scheduler):  # type: ignore[misc]
         """The scheduling this scheduler runs, as `Scheduling.to_dict` (read back by the engine adapter)."""
         return self.scheduling_in_force.to_dict()
 
-    def __call__(self) -> dict[str, Any]:
-        """vLLM's utility call (`engine_core.call_utility_async(name)`) looks an attribute of the engine core up by
-        name and calls it; `call_utility_async("scheduler")` lands here, inside the engine-core process, and returns
-        `scheduling()`: the read-back of what runs there, not of what the client asked for."""
+    def __call__(self, cost_coefficients: dict[str, float] | None = None) -> dict[str, Any]:
+        """vLLM's utility call (`engine_core.call_utility_async(name, *args)`) looks an attribute of the engine core
+        up by name and calls it; `call_utility_async("scheduler")` lands here, inside the engine-core process, and
+        returns `scheduling()`: the read-back of what runs there, not of what the client asked for. With
+        `cost_coefficients` (a `CostModel` as a dict: the one the engine worker measured) it holds that model
+        first."""
+        if cost_coefficients is not None:
+            self.scheduling_in_force = dataclasses.replace(
+                self.scheduling_in_force, cost_model=CostModel(**cost_coefficients)
+            )
         return self.scheduling()
 
     def add_request(self, request: Any) -> None:

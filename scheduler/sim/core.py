@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from scheduler.cost_model import CostModel
+from scheduler.cost_model import CostModel, estimate_remaining_s
 from scheduler.indexed_heap import IndexedHeap, KeyedQueue, SortKey
 from scheduler.policy import (
     ESI_LEVELS,
@@ -121,13 +121,12 @@ class Scheduler:
 
     def est_remaining_s(self, request: Request) -> float:
         """Estimated remaining compute: reload owed, prefill owed, and the predicted decode still to go."""
-        cost = self.cost_model
-        sequence = request.prompt_tokens + request.tokens_generated
-        cached = request.kv_device_tokens + request.kv_offloaded_tokens
-        return (
-            cost.reload_s(request.kv_offloaded_tokens)
-            + cost.extend_s(cached, sequence)
-            + cost.decode_s(sequence, request.predicted_remaining_tokens)
+        return estimate_remaining_s(
+            self.cost_model,
+            request.prompt_tokens + request.tokens_generated,
+            request.predicted_remaining_tokens,
+            cached_tokens=request.kv_device_tokens + request.kv_offloaded_tokens,
+            offloaded_tokens=request.kv_offloaded_tokens,
         )
 
     def key_view(self, request: Request) -> KeyView:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scheduler.cost_model import PROFILES, CostModel, fit, get_profile
+from scheduler.cost_model import CPU_DEFAULT_PROFILE, PROFILES, CostModel, estimate_remaining_s, fit, get_profile
 
 
 def test_formulas_match_the_paper() -> None:
@@ -93,3 +93,18 @@ def test_fit_without_reload_samples_uses_the_default_beta_and_clamps_at_zero() -
 def test_fit_needs_two_samples_of_each() -> None:
     with pytest.raises(ValueError, match="at least two"):
         fit([(10, 0.1)], [(10, 0.1), (20, 0.2)])
+
+
+def test_one_estimate_of_remaining_work_from_prompt_and_predicted_tokens() -> None:
+    model = CostModel(a1=2e-6, a2=1e-3, g1=1e-5, g2=2e-2, beta=5e-4)
+    # Not started: prefill of the prompt, then the predicted answer after it.
+    assert estimate_remaining_s(model, 100, 7) == pytest.approx(model.prefill_s(100) + model.decode_s(100, 7))
+    # 40 of 100 tokens computed, 10 of those offloaded: reload 10, extend 40..100, decode 7 after 100.
+    resumed = estimate_remaining_s(model, 100, 7, cached_tokens=40, offloaded_tokens=10)
+    assert resumed == pytest.approx(model.reload_s(10) + model.extend_s(40, 100) + model.decode_s(100, 7))
+    # Decoding, with its answer already past the prediction: nothing but the whole sequence's KV is owed.
+    assert estimate_remaining_s(model, 100, -3, cached_tokens=100) == 0.0
+
+
+def test_the_cpu_default_is_a_named_profile() -> None:
+    assert get_profile(CPU_DEFAULT_PROFILE) == CostModel(a1=0.0, a2=1e-4, g1=1e-7, g2=8e-3, beta=1e-4)

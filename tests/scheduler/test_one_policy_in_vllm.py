@@ -4,6 +4,7 @@ into our scheduler, which reads them in `__init__`, acts on them, and reports th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ pytest.importorskip("vllm", reason="the vllm extra is installed by `make test`")
 from app.engine_worker.factory import build_engine
 from app.settings import Settings
 from scheduler.bench.vllm_sim import build_scheduler, fake_output, make_request
+from scheduler.cost_model import CostModel
 from scheduler.engines.tiny_models import build_tiny_llama
 from scheduler.engines.vllm_engine import VLLMEngine, engine_args
 from scheduler.engines.vllm_scheduler import SemanticVLLMScheduler
@@ -149,3 +151,12 @@ def test_the_engine_core_reports_the_configured_scheduling_back(model_dir: Path)
             await engine.stop()
 
     assert asyncio.run(asyncio.wait_for(read_back(), 240.0)) == Scheduling("semantic-strict", CAPPED).to_dict()
+
+
+def test_a_measured_cost_model_reaches_the_scheduler_and_is_reported_back(model_dir: Path, workdir: Path) -> None:
+    scheduler = build_scheduler(SemanticVLLMScheduler, workdir, additional_config=factory_config(model_dir))
+    measured = CostModel(a1=0.0, a2=2e-4, g1=0.0, g2=5e-3, beta=1e-4)
+    # The utility call `VLLMEngine.use_cost_model` makes into the engine core: the scheduler holds it from then on.
+    assert scheduler(dataclasses.asdict(measured)) == Scheduling("semantic-strict", CAPPED, measured).to_dict()
+    assert scheduler()["cost_coefficients"] == dataclasses.asdict(measured)
+    assert scheduler.options == CAPPED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import uuid
 from pathlib import Path
@@ -17,6 +18,7 @@ from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
 from app.status.engine import engine_status
 from app.status.readiness import engine_check
+from scheduler.cost_model import get_profile
 from scheduler.engines.tiny_models import build_tiny_llama
 
 # The error transformers 5 raises for a hub id with no network and nothing cached (copied from a real run here).
@@ -138,3 +140,25 @@ def test_the_console_reads_the_heartbeats_once_per_ttl_and_reports_redis_away(re
         "unknown",
         "Redis does not answer (ConnectionError)",
     )
+
+
+def test_the_started_engine_runs_the_cost_model_measured_on_this_machine_or_the_one_named(tmp_path: Path) -> None:
+    model = build_tiny_llama(tmp_path)
+
+    async def in_force(settings: Settings) -> tuple[dict[str, Any] | None, Any]:
+        async def publish(state: dict[str, Any]) -> None:
+            return None
+
+        started = await start_engine(settings, publish)
+        try:
+            return await started.engine.scheduling_in_force(), started.engine.config.cost_model
+        finally:
+            await started.engine.stop()
+
+    measured, config_model = asyncio.run(in_force(Settings(engine="hf", model=str(model), engine_num_blocks=32)))
+    assert measured is not None and measured["cost_model"] == "custom"  # fitted here: no named profile
+    assert measured["cost_coefficients"] == dataclasses.asdict(config_model)
+    assert config_model != get_profile("cpu-default") and config_model.g2 > 0
+    named = Settings(engine="hf", model=str(model), engine_num_blocks=32, engine_cost_model="a100-qwen1.5-7b")
+    reported, _ = asyncio.run(in_force(named))
+    assert reported is not None and reported["cost_model"] == "a100-qwen1.5-7b"
