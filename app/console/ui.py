@@ -449,7 +449,7 @@ def _layout() -> _View:
             view.submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
             view.accepted = gr.Markdown(elem_id="new-result")
         with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
-            view.plot = gr.Plot(elem_id="dashboard-plot")
+            view.plot = gr.Plot(elem_id="dashboard-plot", show_label=False)  # its "Plot" badge covered a panel
             view.agreement = gr.HTML(elem_id="dashboard-agreement")
             view.refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
         with gr.Tab("Audit", id="audit", visible=False) as view.audit_tab:
