@@ -296,6 +296,23 @@ def _spread(axis: Any, values: dict[int, list[float]], title: str, empty: str) -
     axis.set_ylabel("seconds")
 
 
+def render_waits(data: DashboardData) -> str:
+    """The queue waits of the last hour as figures (the panel's bars in words, readable without the picture)."""
+    lines = [  # in the agreement table's style
+        '<table class="agreement waits"><caption>Queue wait, last hour, by level</caption><thead><tr>'
+        "<th>level</th><th>calls</th><th>p50</th><th>p90</th><th>max (the worst)</th></tr></thead><tbody>"
+    ]
+    for level in ESI_LEVELS:
+        values = data.wait_s.get(level)
+        if not values:
+            lines.append(f'<tr><td>ESI {level}</td><td colspan="4" class="empty">no calls</td></tr>')
+            continue
+        cells = "".join(f"<td>{seconds_label(value)}</td>" for value in wait_figures(values))
+        lines.append(f"<tr><td>ESI {level}</td><td>{len(values)}</td>{cells}</tr>")
+    lines.append("</tbody></table>")
+    return "".join(lines)
+
+
 def dashboard_figure(data: DashboardData) -> Any:
     """Six panels a dispatcher reads at a glance; a level without data is not drawn, an empty panel says so, and
     with nothing at all the figure is one sentence."""

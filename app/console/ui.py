@@ -23,6 +23,7 @@ from app.console.dashboard import (
     dashboard_figure,
     dashboard_signature,
     render_agreement,
+    render_waits,
     weekly_agreement,
 )
 from app.console.exports import ExportStore
@@ -357,7 +358,7 @@ class _Handlers:
         signature = (dashboard_signature(data), tuple(weeks))
         if signature == shown:
             return gr.skip(), gr.skip(), shown
-        return dashboard_figure(data), render_agreement(weeks, now), signature
+        return dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
 
     def search_audit(
         self, incident_id: str, actor: str, action: str, hours: float, request: gr.Request

@@ -15,7 +15,7 @@ from matplotlib.dates import num2date
 from sqlalchemy import select
 
 from app import pipeline
-from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature
+from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature, render_waits
 from app.db.models import Incident, IncidentEvent
 from app.db.session import session_scope
 from app.engine_worker import outcomes
@@ -426,3 +426,16 @@ def test_the_console_draws_the_dashboard_again_only_when_it_changed(tmp_path: Pa
         record_override(session, incident, 1, "worse on the phone", "sue")
     redrawn = handlers.refresh_dashboard(shown, sue)
     assert redrawn[2] != shown and redrawn[0] is not None
+
+
+def test_the_waits_are_also_written_as_a_table_with_the_worst() -> None:
+    minutes, hours = minutes_and_hours(NOW)
+    data = DashboardData(now=NOW, zone=UTC, minutes=minutes, wait_s={2: [0.03, 0.05, 530.0]}, hours=hours)
+    rows = render_waits(data).split("<tbody>")[1].removesuffix("</tbody></table>").split("</tr>")[:-1]
+    assert rows == [
+        '<tr><td>ESI 1</td><td colspan="4" class="empty">no calls</td>',
+        "<tr><td>ESI 2</td><td>3</td><td>0.05 s</td><td>530 s</td><td>530 s</td>",
+        '<tr><td>ESI 3</td><td colspan="4" class="empty">no calls</td>',
+        '<tr><td>ESI 4</td><td colspan="4" class="empty">no calls</td>',
+        '<tr><td>ESI 5</td><td colspan="4" class="empty">no calls</td>',
+    ]
