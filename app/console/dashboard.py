@@ -139,7 +139,9 @@ def _add_call(data: DashboardData, met: dict[int, tuple[int, int]], row: Row) ->
     """One call into the minutes it waited in, and (finished in the hour) into the waits, first tokens, targets and
     the engine's minutes."""
     accepted_at, queued_at, incident_level, state, seen, served_level, wait, ttft, used, lost, finished_at = row
-    level = incident_level or served_level
+    # A finished call under the level it was served at, as /metrics counts it (a later override moves neither);
+    # a waiting one under its level now.
+    level = served_level or incident_level
     if level not in FIRST_TOKEN_TARGET_S:
         return  # not classified yet: in no level's queue
     queued = queued_at or accepted_at

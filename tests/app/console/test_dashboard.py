@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from app import pipeline
 from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature, render_waits
-from app.db.models import Incident, IncidentEvent
+from app.db.models import Incident, IncidentEvent, Outcome
 from app.db.session import session_scope
 from app.engine_worker import outcomes
 from app.engine_worker.outcomes import Served, record_finished
@@ -439,3 +439,15 @@ def test_the_waits_are_also_written_as_a_table_with_the_worst() -> None:
         '<tr><td>ESI 4</td><td colspan="4" class="empty">no calls</td>',
         '<tr><td>ESI 5</td><td colspan="4" class="empty">no calls</td>',
     ]
+
+
+def test_a_call_overridden_after_its_guidance_stays_under_the_level_it_waited_at_as_metrics_counts_it(
+    sqlite_shift: str,
+) -> None:
+    overridden(sqlite_shift, "b", 1, at(9, 50))  # b waited 40 s at ESI 2, finished 09:41:10
+    with session_scope(sqlite_shift) as session:
+        data = dashboard_data(session, NOW, PARIS)
+        served = session.scalar(select(Outcome.esi_level).where(Outcome.incident_id == "b"))
+    assert served == 2  # the level /metrics observed its wait under (`record_finished`'s)
+    assert data.wait_s == {2: [4.0, 40.0], 4: [660.0]}
+    assert data.ttft_s == {2: [1.5, 2.0], 4: [3.0]}
