@@ -1,11 +1,13 @@
 """`bench console`: is the console still responsive with many open incidents? Measured side by side with a small
 queue (the baseline) in the same run: the server's queue refresh (query + HTML), and in real Chromium the time
-between two queue refreshes on screen and from a click on a row to the incident on screen."""
+between two queue refreshes on screen, what an idle console receives, from a click on a row to the incident on screen
+and from an incident's commit (intake) to its row on screen."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import inspect
 import itertools
 import shutil
 import statistics
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from app.auth.accounts import add_user
 from app.console.render import render_queue
 from app.console.service import open_queue
@@ -25,6 +29,9 @@ from app.db.session import session_scope
 from app.redis.local import free_port
 from app.settings import Settings
 from triage_models.generator import generate
+
+QUEUE_LIMIT = inspect.signature(open_queue).parameters["limit"].default
+"""The most rows the console's queue lists (`open_queue`'s default, which the queue stream uses)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,10 @@ class ConsoleFigures:
     """What one open console (on its queue, nothing clicked) receives from the server per minute (Chromium's
     network events: every response and stream chunk, headers included)."""
     requests_per_minute: float | None = None
+    intake_to_row_ms: float | None = None
+    """Median of `INTAKE_SAMPLES`: from a new incident's commit to its row on the console's screen."""
+    shown_rows: int | None = None
+    """Rows the console lists (the queue shows at most `open_queue`'s limit)."""
 
 
 def seed(database_url: str, count: int) -> None:
@@ -46,31 +57,38 @@ def seed(database_url: str, count: int) -> None:
     messages = list(generate(count, seed=5))
     with session_scope(database_url) as session:
         for index, message in enumerate(messages):
-            incident = Incident(
-                source="bench",
-                webhook_id=f"bench-{index}",
-                text=message.text,
-                accepted_at=now - dt.timedelta(seconds=600 * index / max(1, count)),
-                esi_level=message.esi_level,
-                model_level=message.esi_level,
-                chief_complaint=message.text[:100],
-                guidance_state="queued",
-            )
-            session.add(incident)
-            session.flush()
-            session.add(
-                Classification(
-                    incident_id=incident.id,
-                    esi_level=message.esi_level,
-                    classifier_level=message.esi_level,
-                    decision_point="C",
-                    probabilities={str(level): 0.2 for level in range(1, 6)},
-                    evidence=[],
-                    predicted_output_tokens=200,
-                    model_version="bench",
-                    backend="bench",
-                )
-            )
+            accepted = now - dt.timedelta(seconds=600 * index / max(1, count))
+            add_classified(session, f"bench-{index}", message.text, message.esi_level, accepted)
+
+
+def add_classified(session: Session, webhook_id: str, text: str, esi_level: int, accepted_at: dt.datetime) -> str:
+    """One open incident as intake and triage store it (the incident and its classification); its id."""
+    incident = Incident(
+        source="bench",
+        webhook_id=webhook_id,
+        text=text,
+        accepted_at=accepted_at,
+        esi_level=esi_level,
+        model_level=esi_level,
+        chief_complaint=text[:100],
+        guidance_state="queued",
+    )
+    session.add(incident)
+    session.flush()
+    session.add(
+        Classification(
+            incident_id=incident.id,
+            esi_level=esi_level,
+            classifier_level=esi_level,
+            decision_point="C",
+            probabilities={str(level): 0.2 for level in range(1, 6)},
+            evidence=[],
+            predicted_output_tokens=200,
+            model_version="bench",
+            backend="bench",
+        )
+    )
+    return incident.id
 
 
 def server_refresh(database_url: str, rounds: int = 30) -> tuple[float, float]:
@@ -85,8 +103,11 @@ def server_refresh(database_url: str, rounds: int = 30) -> tuple[float, float]:
     return statistics.mean(times) * 1000, size / 1024
 
 
-TRAFFIC_WINDOW_S = 15.0
-"""How long the traffic of an idle open console is counted (then scaled to a minute)."""
+INTAKE_SAMPLES = 5
+"""New incidents committed one at a time while the console watches (the median is reported)."""
+TRAFFIC_WINDOW_S = 60.0
+"""How long the traffic of an idle open console is counted: a whole minute (15 s, scaled up, varied twentyfold from
+run to run with whether a keep-alive or a changed row fell in the window)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +116,8 @@ class BrowserFigures:
     click_to_incident_ms: float
     kb_per_minute: float
     requests_per_minute: float
+    intake_to_row_ms: float
+    shown_rows: int
 
 
 def _traffic(page: Any, window_s: float) -> tuple[float, float]:
@@ -112,9 +135,28 @@ def _traffic(page: Any, window_s: float) -> tuple[float, float]:
     return received[0] / 1024 * scale, requests[0] * scale
 
 
-def browser_figures(port: int, chromium: str, rows: int) -> BrowserFigures:
-    """Mean ms between queue updates on screen over 8 s, traffic per minute of an idle console, and ms from a click
-    on a row to the incident shown."""
+def intake_to_row(page: Any, database_url: str, samples: int = INTAKE_SAMPLES) -> float:
+    """Median ms from a new ESI 1 incident's commit to its row on the page (each waited for before the next)."""
+    times = []
+    for index in range(samples):
+        with session_scope(database_url) as session:
+            incident_id = add_classified(
+                session, f"bench-intake-{index}", "Man collapsed, not breathing, no pulse", 1, utcnow()
+            )
+            session.commit()
+            began = time.perf_counter()
+        page.wait_for_function(
+            f"document.querySelector('#queue tr.incident[data-id=\"{incident_id}\"]') !== null",
+            timeout=60_000,
+            polling="raf",
+        )
+        times.append((time.perf_counter() - began) * 1000)
+    return statistics.median(times)
+
+
+def browser_figures(port: int, chromium: str, rows: int, database_url: str) -> BrowserFigures:
+    """Mean ms between queue updates on screen over 8 s, traffic per minute of an idle console, ms from a click
+    on a row to the incident shown, and ms from intake to the row on screen."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -124,7 +166,8 @@ def browser_figures(port: int, chromium: str, rows: int) -> BrowserFigures:
         page.fill("input[name=username]", "bench")
         page.fill("input[name=password]", "bench-password")
         page.click("button[type=submit]")
-        page.wait_for_function(f"document.querySelectorAll('#queue tr.incident').length === {rows}", timeout=120_000)
+        shown = min(rows, QUEUE_LIMIT)
+        page.wait_for_function(f"document.querySelectorAll('#queue tr.incident').length === {shown}", timeout=300_000)
         page.evaluate(
             """() => { window.__updates = [];
             new MutationObserver(() => window.__updates.push(performance.now())).observe(
@@ -134,7 +177,7 @@ def browser_figures(port: int, chromium: str, rows: int) -> BrowserFigures:
         stamps: list[float] = page.evaluate("window.__updates")
         distinct = [stamp for index, stamp in enumerate(stamps) if index == 0 or stamp - stamps[index - 1] > 50]
         intervals = [later - earlier for earlier, later in itertools.pairwise(distinct)]
-        target = page.query_selector_all("#queue tr.incident")[rows // 2]
+        target = page.query_selector_all("#queue tr.incident")[shown // 2]
         incident_id = target.get_attribute("data-id")
         began = time.perf_counter()
         target.click()
@@ -144,9 +187,11 @@ def browser_figures(port: int, chromium: str, rows: int) -> BrowserFigures:
             timeout=60_000,
         )
         click_ms = (time.perf_counter() - began) * 1000
+        page.get_by_role("tab", name="Queue").click()
+        intake_ms = intake_to_row(page, database_url)
         browser.close()
     interval_ms = statistics.mean(intervals) if intervals else float("nan")
-    return BrowserFigures(interval_ms, click_ms, kb_per_minute, requests_per_minute)
+    return BrowserFigures(interval_ms, click_ms, kb_per_minute, requests_per_minute, intake_ms, shown)
 
 
 def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
@@ -178,7 +223,7 @@ def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
         while not server.started:
             time.sleep(0.05)
         try:
-            seen = browser_figures(port, chromium, incidents)
+            seen = browser_figures(port, chromium, incidents, url)
         finally:
             server.should_exit = True
             thread.join(timeout=10)
@@ -190,6 +235,8 @@ def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
         seen.click_to_incident_ms,
         seen.kb_per_minute,
         seen.requests_per_minute,
+        seen.intake_to_row_ms,
+        seen.shown_rows,
     )
 
 

@@ -476,6 +476,7 @@ def console(
         "click to incident ms",
         "kB/min per console",
         "requests/min",
+        "intake to row ms",
     )
     for column in columns:
         table.add_column(column, justify="right")
@@ -493,6 +494,7 @@ def console(
             cell(row["click_to_incident_ms"]),
             cell(row["kb_per_minute"]),
             cell(row["requests_per_minute"]),
+            cell(row["intake_to_row_ms"]),
         )
     _out.print(table)
     large, small = result["incidents"], result["baseline"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,17 @@ AGREEMENT_WEEKS = 8
 MUTED = "#555555"
 LEGEND_ROOM = 1.35
 """Room above the highest count on a panel with a legend: the legend (one row, at the top) covers no data."""
+MINUTES_SPAN = dt.timedelta(minutes=10)
+"""The narrowest per-minute time axis: one minute of data is a bar of a tenth of the panel, not a pixel."""
+HOURS_SPAN = dt.timedelta(hours=4)
+"""The narrowest per-hour time axis (a single override is a bar of a fifth of the panel)."""
+SPREAD_NAMES = ("p50", "p90", "max")
+SPREAD_OFFSETS = (-0.27, 0.0, 0.27)
+SPREAD_WIDTH = 0.25
+SPREAD_ALPHAS = (0.35, 0.65, 1.0)
+SPREAD_LABEL: dict[str, Any] = {"rotation": 90, "ha": "center", "va": "bottom", "fontsize": "small"}
+SPREAD_ROOM = 1.6
+"""Room above the worst wait for its label (written upwards above its bar)."""
 
 
 @dataclass(slots=True)
@@ -78,15 +90,33 @@ class DashboardData:
         return not self.wait_s and not self.depth and not self.overrides
 
 
+Row = tuple[Any, ...]
+"""One row of `_rows`: the incident's times, levels and state, and its outcome's (None without one)."""
+
+
 def dashboard_data(session: Session, now: dt.datetime | None = None, zone: dt.tzinfo | None = None) -> DashboardData:
     """The last hour by clock minute (the current one so far) and the overrides of the last day by clock hour, in two
     queries; `zone` is the time zone of the clock hours and the figure's labels (None: the server's local time)."""
     now = now or utcnow()
     end = now.replace(second=0, microsecond=0)
     minutes = [end - dt.timedelta(minutes=MINUTES - 1 - index) for index in range(MINUTES)]
-    start = minutes[0]
-    data = DashboardData(now=now, zone=zone, minutes=minutes)
-    rows: Sequence[Any] = session.execute(  # the outcome's columns are None without one
+    data = DashboardData(
+        now=now, zone=zone, minutes=minutes, tokens_per_min=[0] * MINUTES, evictions_per_min=[0] * MINUTES
+    )
+    met: dict[int, tuple[int, int]] = {}
+    for row in _rows(session, minutes[0]):
+        _add_call(data, met, row)
+    data.wait_s = {level: sorted(data.wait_s[level]) for level in ESI_LEVELS if level in data.wait_s}
+    data.ttft_s = {level: sorted(data.ttft_s[level]) for level in ESI_LEVELS if level in data.ttft_s}
+    data.depth = {level: data.depth[level] for level in ESI_LEVELS if level in data.depth}
+    data.target_met = {level: met[level] for level in ESI_LEVELS if level in met}
+    _add_overrides(session, data)
+    return data
+
+
+def _rows(session: Session, start: dt.datetime) -> Sequence[Row]:
+    """The calls waiting for guidance now, and those whose guidance finished since `start`."""
+    return session.execute(  # the outcome's columns are None without one
         select(
             Incident.accepted_at,
             Incident.queued_at,
@@ -103,42 +133,46 @@ def dashboard_data(session: Session, now: dt.datetime | None = None, zone: dt.tz
         .outerjoin(Outcome, Outcome.incident_id == Incident.id)
         .where(Incident.guidance_state.in_(WAITING_STATES) | (Outcome.finished_at >= start))
     ).all()
-    tokens, evictions = [0] * MINUTES, [0] * MINUTES
-    met: dict[int, tuple[int, int]] = {}
-    for accepted_at, queued_at, incident_level, state, seen, served_level, wait, ttft, used, lost, finished_at in rows:
-        level = incident_level or served_level
-        if level not in FIRST_TOKEN_TARGET_S:
-            continue  # not classified yet: in no level's queue
-        queued = queued_at or accepted_at
-        if finished_at is not None:
-            left = queued + dt.timedelta(seconds=wait)
-        elif state == GuidanceState.QUEUED.value:
-            left = now + dt.timedelta(minutes=1)  # still waiting
-        else:  # in the engine since an unrecorded moment: the engine's first sign of it, at the latest
-            left = min(seen or now, now)
-        # The minutes [queued, left) overlaps: from the one it was queued in to the last one starting before it left.
-        first, last = max(0, bisect_right(minutes, queued) - 1), bisect_left(minutes, left) - 1
-        if queued < left and first <= last:
-            depth = data.depth.setdefault(level, [0] * MINUTES)
-            for index in range(first, last + 1):
-                depth[index] += 1
-        if finished_at is None or finished_at < start:
-            continue
-        data.wait_s.setdefault(level, []).append(float(wait))
-        if ttft is not None:
-            data.ttft_s.setdefault(level, []).append(float(ttft))
-            after_intake = (queued - accepted_at).total_seconds() + wait + ttft
-            hit, total = met.get(level, (0, 0))
-            met[level] = (hit + int(after_intake <= FIRST_TOKEN_TARGET_S[level]), total + 1)
-        index = min(MINUTES - 1, int((finished_at - start).total_seconds() // 60))
-        tokens[index] += int(used)
-        evictions[index] += int(lost)
-    data.wait_s = {level: sorted(data.wait_s[level]) for level in ESI_LEVELS if level in data.wait_s}
-    data.ttft_s = {level: sorted(data.ttft_s[level]) for level in ESI_LEVELS if level in data.ttft_s}
-    data.depth = {level: data.depth[level] for level in ESI_LEVELS if level in data.depth}
-    data.target_met = {level: met[level] for level in ESI_LEVELS if level in met}
-    data.tokens_per_min, data.evictions_per_min = tokens, evictions
-    this_hour = now.astimezone(zone).replace(minute=0, second=0, microsecond=0).astimezone(dt.UTC)
+
+
+def _add_call(data: DashboardData, met: dict[int, tuple[int, int]], row: Row) -> None:
+    """One call into the minutes it waited in, and (finished in the hour) into the waits, first tokens, targets and
+    the engine's minutes."""
+    accepted_at, queued_at, incident_level, state, seen, served_level, wait, ttft, used, lost, finished_at = row
+    # A finished call under the level it was served at, as /metrics counts it (a later override moves neither);
+    # a waiting one under its level now.
+    level = served_level or incident_level
+    if level not in FIRST_TOKEN_TARGET_S:
+        return  # not classified yet: in no level's queue
+    queued = queued_at or accepted_at
+    if finished_at is not None:
+        left = queued + dt.timedelta(seconds=wait)
+    elif state == GuidanceState.QUEUED.value:
+        left = data.now + dt.timedelta(minutes=1)  # still waiting
+    else:  # in the engine since an unrecorded moment: the engine's first sign of it, at the latest
+        left = min(seen or data.now, data.now)
+    # The minutes [queued, left) overlaps: from the one it was queued in to the last one starting before it left.
+    first, last = max(0, bisect_right(data.minutes, queued) - 1), bisect_left(data.minutes, left) - 1
+    if queued < left and first <= last:
+        depth = data.depth.setdefault(level, [0] * MINUTES)
+        for index in range(first, last + 1):
+            depth[index] += 1
+    if finished_at is None or finished_at < data.minutes[0]:
+        return
+    data.wait_s.setdefault(level, []).append(float(wait))
+    if ttft is not None:
+        data.ttft_s.setdefault(level, []).append(float(ttft))
+        after_intake = (queued - accepted_at).total_seconds() + wait + ttft
+        hit, total = met.get(level, (0, 0))
+        met[level] = (hit + int(after_intake <= FIRST_TOKEN_TARGET_S[level]), total + 1)
+    index = min(MINUTES - 1, int((finished_at - data.minutes[0]).total_seconds() // 60))
+    data.tokens_per_min[index] += int(used)
+    data.evictions_per_min[index] += int(lost)
+
+
+def _add_overrides(session: Session, data: DashboardData) -> None:
+    """The last day's clock hours (in `data.zone`) and the overrides in each, to more and to less urgent."""
+    this_hour = data.now.astimezone(data.zone).replace(minute=0, second=0, microsecond=0).astimezone(dt.UTC)
     data.hours = [this_hour - dt.timedelta(hours=HOURS - 1 - index) for index in range(HOURS)]
     up, down = [0] * HOURS, [0] * HOURS
     for before, after, created_at in session.execute(
@@ -153,7 +187,6 @@ def dashboard_data(session: Session, now: dt.datetime | None = None, zone: dt.tz
         else:
             up[index] += 1  # more urgent, or set before any classification
     data.overrides_up, data.overrides_down = up, down
-    return data
 
 
 def dashboard_signature(data: DashboardData) -> tuple[object, ...]:
@@ -204,43 +237,82 @@ def _count_axis(axis: Any, top: int, room: float = 1.1) -> None:
         axis.set_ylim(0, top * room)
 
 
-def _time_axis(axis: Any, data: DashboardData, start: dt.datetime, locator: Any) -> None:
-    """An x axis of local clock times (HH:MM) from `start` to now."""
-    from matplotlib.dates import num2date
+def _time_axis(axis: Any, data: DashboardData, start: dt.datetime, span: dt.timedelta) -> None:
+    """An x axis of local clock times (HH:MM) from `start` to now, at least `span` wide (a few ticks, whatever the
+    width)."""
+    from matplotlib.dates import AutoDateLocator, num2date
     from matplotlib.ticker import FuncFormatter
 
     def label(value: float, _position: int | None = None) -> str:
         return _local(num2date(value), data.zone).strftime("%H:%M")  # type: ignore[no-untyped-call]
 
-    axis.set_xlim(start, data.now)
-    axis.xaxis.set_major_locator(locator)
+    axis.set_xlim(min(start, data.now - span), data.now)
+    tz = _local(data.now, data.zone).tzinfo
+    axis.xaxis.set_major_locator(AutoDateLocator(tz=tz, minticks=3, maxticks=6))  # type: ignore[no-untyped-call]
     axis.xaxis.set_major_formatter(FuncFormatter(label))
     axis.set_xlabel(f"local time ({_local(data.now, data.zone).tzname()})")
 
 
-def _boxes(axis: Any, values: dict[int, list[float]], title: str, empty: str) -> None:
-    """Per level with data, a box of its seconds (levels without any have no box; their label says so)."""
+def fitted_start(moments: Sequence[dt.datetime], counts: Sequence[int], step: dt.timedelta) -> dt.datetime:
+    """Where a time axis starts to fit its data: a `step` before the first moment with a count (the first moment
+    when none has one, or when the data starts there)."""
+    first = next((index for index, count in enumerate(counts) if count), 0)
+    return max(moments[0], moments[first] - step)
+
+
+def nearest_rank(values: Sequence[float], percent: int) -> float:
+    """The `percent`th percentile of ascending `values` by nearest rank: a wait some call had (interpolating
+    between 0.05 s and 530 s would show a wait nobody had)."""
+    return values[max(0, math.ceil(percent * len(values) / 100) - 1)]
+
+
+def wait_figures(values: Sequence[float]) -> tuple[float, float, float]:
+    """(p50, p90, max) of ascending seconds, by nearest rank (under ten calls, p90 is the worst)."""
+    return nearest_rank(values, 50), nearest_rank(values, 90), values[-1]
+
+
+def seconds_label(value: float) -> str:
+    """Seconds as a dispatcher reads them: two digits below 10 s, whole seconds above."""
+    return f"{value:.2f} s" if value < 1 else f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def _spread(axis: Any, values: dict[int, list[float]], title: str, empty: str) -> None:
+    """Per level with data, three bars labelled with their seconds: p50, p90 and the worst (max), so that one long
+    wait is seen (a box plot hides it as an outlier, or draws a one-call box at zero)."""
     axis.set_title(title)
     if not values:
         _say(axis, empty)
         return
-    present = [level for level in ESI_LEVELS if level in values]
-    parts = axis.boxplot(
-        [values[level] for level in present],
-        positions=present,
-        widths=0.6,
-        showfliers=False,
-        patch_artist=True,
-        medianprops={"color": "black", "linewidth": 1.5},
-        label=[f"ESI {level}" for level in present],
-    )
-    for box, level in zip(parts["boxes"], present, strict=True):
-        box.set_facecolor(ESI_COLOURS[level])
-        box.set_alpha(0.7)
+    top = max(max(level_values) for level_values in values.values())
+    for level, level_values in values.items():
+        figures = wait_figures(level_values)
+        positions = [level + offset for offset in SPREAD_OFFSETS]
+        bars = axis.bar(positions, figures, width=SPREAD_WIDTH, color=ESI_COLOURS[level], label=f"ESI {level}")
+        for bar, alpha in zip(bars, SPREAD_ALPHAS, strict=True):
+            bar.set_alpha(alpha)
+        for position, name, value in zip(positions, SPREAD_NAMES, figures, strict=True):
+            axis.text(position, value + top * 0.02, f"{name} {seconds_label(value)}", **SPREAD_LABEL)
     axis.set_xlim(0.5, len(ESI_LEVELS) + 0.5)
     axis.set_xticks(list(ESI_LEVELS), [f"ESI {level}\n{_calls(len(values.get(level, [])))}" for level in ESI_LEVELS])
-    axis.set_ylim(bottom=0)
+    axis.set_ylim(0, top * SPREAD_ROOM if top > 0 else 1)
     axis.set_ylabel("seconds")
+
+
+def render_waits(data: DashboardData) -> str:
+    """The queue waits of the last hour as figures (the panel's bars in words, readable without the picture)."""
+    lines = [  # in the agreement table's style
+        '<table class="agreement waits"><caption>Queue wait, last hour, by level</caption><thead><tr>'
+        "<th>level</th><th>calls</th><th>p50</th><th>p90</th><th>max (the worst)</th></tr></thead><tbody>"
+    ]
+    for level in ESI_LEVELS:
+        values = data.wait_s.get(level)
+        if not values:
+            lines.append(f'<tr><td>ESI {level}</td><td colspan="4" class="empty">no calls</td></tr>')
+            continue
+        cells = "".join(f"<td>{seconds_label(value)}</td>" for value in wait_figures(values))
+        lines.append(f"<tr><td>ESI {level}</td><td>{len(values)}</td>{cells}</tr>")
+    lines.append("</tbody></table>")
+    return "".join(lines)
 
 
 def dashboard_figure(data: DashboardData) -> Any:
@@ -249,121 +321,143 @@ def dashboard_figure(data: DashboardData) -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.dates import HourLocator, MinuteLocator
     from matplotlib.figure import Figure
 
-    tz = _local(data.now, data.zone).tzinfo
-    since_minute = _local(data.minutes[0], data.zone).strftime("%H:%M") if data.minutes else "an hour ago"
-    since_hour = _local(data.hours[0], data.zone).strftime("%a %H:%M") if data.hours else "a day ago"
     if data.empty:
-        figure = Figure(figsize=(15, 2.5), layout="constrained")
-        figure.text(0.5, 0.62, "No finished guidance in the last hour", ha="center", va="center", fontsize=20)
-        figure.text(
-            0.5,
-            0.3,
-            f"No call has waited for guidance since {since_minute} and no level was overridden since {since_hour}."
-            " The panels appear with the first call.",
-            ha="center",
-            va="center",
-            fontsize="large",
-            color=MUTED,
-        )
-        return figure
-
+        return _empty_figure(data)
     figure = Figure(figsize=(15, 8.5), layout="constrained")
     axes = figure.subplots(2, 3)
-
-    def quarters() -> Any:  # a locator per axis (a locator belongs to one)
-        return MinuteLocator(byminute=[0, 15, 30, 45], tz=tz)  # type: ignore[no-untyped-call]
-
-    _boxes(axes[0][0], data.wait_s, "Queue wait, last hour", "No finished guidance in the last hour")
-    _boxes(
+    _spread(axes[0][0], data.wait_s, "Queue wait, last hour", "No finished guidance in the last hour")
+    _spread(
         axes[0][1],
         data.ttft_s,
         "Time to first guidance token once in the engine",
         "No first guidance token in the last hour",
     )
+    _depth_panel(axes[0][2], data)
+    _target_panel(axes[1][0], data)
+    _engine_panel(axes[1][1], data)
+    _overrides_panel(axes[1][2], data)
+    return figure
 
-    axis = axes[0][2]
+
+def _since_minute(data: DashboardData) -> str:
+    return _local(data.minutes[0], data.zone).strftime("%H:%M") if data.minutes else "an hour ago"
+
+
+def _since_hour(data: DashboardData) -> str:
+    return _local(data.hours[0], data.zone).strftime("%a %H:%M") if data.hours else "a day ago"
+
+
+def _empty_figure(data: DashboardData) -> Any:
+    """Nothing to draw: one sentence, and when the panels will appear."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(15, 2.5), layout="constrained")
+    figure.text(0.5, 0.62, "No finished guidance in the last hour", ha="center", va="center", fontsize=20)
+    figure.text(
+        0.5,
+        0.3,
+        f"No call has waited for guidance since {_since_minute(data)} and no level was overridden since"
+        f" {_since_hour(data)}. The panels appear with the first call.",
+        ha="center",
+        va="center",
+        fontsize="large",
+        color=MUTED,
+    )
+    return figure
+
+
+def _depth_panel(axis: Any, data: DashboardData) -> None:
+    """Per minute, the calls that waited in it, stacked by level; the time axis from the first minute with one."""
     axis.set_title("Calls waiting for guidance, per minute")
-    if data.depth:
-        present = list(data.depth)
-        axis.stackplot(
-            [*data.minutes, data.now],  # each minute's count held to the next minute (the last to now)
-            *[[*data.depth[level], data.depth[level][-1]] for level in present],
-            labels=[f"ESI {level}" for level in present],
-            colors=[ESI_COLOURS[level] for level in present],
-            step="post",
-            alpha=0.85,
-        )
-        _count_axis(axis, max(map(sum, zip(*data.depth.values(), strict=True))), LEGEND_ROOM)
-        axis.set_ylabel("calls that waited in the minute")
-        _time_axis(axis, data, data.minutes[0], quarters())
-        axis.legend(loc="upper left", ncols=len(present), fontsize="small", handlelength=1.2, columnspacing=1.2)
-    else:
-        _say(axis, f"No call waited for guidance since {since_minute}")
+    if not data.depth:
+        _say(axis, f"No call waited for guidance since {_since_minute(data)}")
+        return
+    present = list(data.depth)
+    totals = [sum(counts) for counts in zip(*data.depth.values(), strict=True)]
+    axis.stackplot(
+        [*data.minutes, data.now],  # each minute's count held to the next minute (the last to now)
+        *[[*data.depth[level], data.depth[level][-1]] for level in present],
+        labels=[f"ESI {level}" for level in present],
+        colors=[ESI_COLOURS[level] for level in present],
+        step="post",
+        alpha=0.85,
+    )
+    _count_axis(axis, max(totals), LEGEND_ROOM)
+    axis.set_ylabel("calls that waited in the minute")
+    start = fitted_start(data.minutes, totals, dt.timedelta(minutes=1))
+    _time_axis(axis, data, start, MINUTES_SPAN)
+    axis.legend(loc="upper left", ncols=len(present), fontsize="small", handlelength=1.2, columnspacing=1.2)
 
-    axis = axes[1][0]
+
+def _target_panel(axis: Any, data: DashboardData) -> None:
+    """Per level, the share of calls whose first guidance token came within the level's target after intake."""
     axis.set_title("First guidance token within target (from intake)")
-    if data.target_met:
-        present = list(data.target_met)
-        shares = [100.0 * hit / total for hit, total in data.target_met.values()]
-        axis.bar(
-            present,
-            shares,
-            width=0.6,
-            color=[ESI_COLOURS[level] for level in present],
-            alpha=0.85,
-            label=[f"ESI {level}" for level in present],
-        )
-        for level, share, (hit, total) in zip(present, shares, data.target_met.values(), strict=True):
-            axis.annotate(f"{hit} of {total}", (level, share), ha="center", va="bottom", fontsize="small")
-        for level in ESI_LEVELS:
-            if level not in data.target_met:
-                axis.text(level, 2, "no calls", ha="center", va="bottom", fontsize="small", color=MUTED)
-        axis.set_xlim(0.5, len(ESI_LEVELS) + 0.5)
-        axis.set_xticks(list(ESI_LEVELS), [f"ESI {level}\n≤ {FIRST_TOKEN_TARGET_S[level]:g} s" for level in ESI_LEVELS])
-        axis.set_ylim(0, 115)
-        axis.set_yticks(range(0, 101, 25))
-        axis.set_ylabel("% of calls")
-    else:
+    if not data.target_met:
         _say(axis, "No first guidance token in the last hour")
+        return
+    present = list(data.target_met)
+    shares = [100.0 * hit / total for hit, total in data.target_met.values()]
+    axis.bar(
+        present,
+        shares,
+        width=0.6,
+        color=[ESI_COLOURS[level] for level in present],
+        alpha=0.85,
+        label=[f"ESI {level}" for level in present],
+    )
+    for level, share, (hit, total) in zip(present, shares, data.target_met.values(), strict=True):
+        axis.annotate(f"{hit} of {total}", (level, share), ha="center", va="bottom", fontsize="small")
+    for level in ESI_LEVELS:
+        if level not in data.target_met:
+            axis.text(level, 2, "no calls", ha="center", va="bottom", fontsize="small", color=MUTED)
+    axis.set_xlim(0.5, len(ESI_LEVELS) + 0.5)
+    axis.set_xticks(list(ESI_LEVELS), [f"ESI {level}\n≤ {FIRST_TOKEN_TARGET_S[level]:g} s" for level in ESI_LEVELS])
+    axis.set_ylim(0, 115)
+    axis.set_yticks(range(0, 101, 25))
+    axis.set_ylabel("% of calls")
 
-    axis = axes[1][1]
+
+def _engine_panel(axis: Any, data: DashboardData) -> None:
+    """Guidance tokens (a line) and cache evictions (bars, on their own axis) per minute of finished guidance."""
     axis.set_title("Engine: guidance tokens and cache evictions per minute")
-    if data.wait_s:
-        twin = axis.twinx()
-        twin.bar(
-            data.minutes,
-            data.evictions_per_min,
-            width=0.8 / (24 * 60),
-            align="edge",
-            color="#e65100",
-            alpha=0.6,
-            label="evictions and preemptions",
-        )
-        axis.plot(
-            [*data.minutes, data.now],
-            [*data.tokens_per_min, data.tokens_per_min[-1]],
-            drawstyle="steps-post",
-            color="#1565c0",
-            label="guidance tokens",
-        )
-        axis.set_zorder(twin.get_zorder() + 1)  # the line over the bars
-        axis.patch.set_visible(False)
-        _count_axis(axis, max(data.tokens_per_min), LEGEND_ROOM)
-        _count_axis(twin, max(data.evictions_per_min), LEGEND_ROOM)
-        axis.set_ylabel("tokens per minute", color="#1565c0")
-        twin.set_ylabel("evictions and preemptions per minute", color="#e65100")
-        _time_axis(axis, data, data.minutes[0], quarters())
-        lines, labels = axis.get_legend_handles_labels()
-        bars, bar_labels = twin.get_legend_handles_labels()
-        axis.legend(lines + bars, labels + bar_labels, loc="upper left", ncols=2, fontsize="small")
-    else:
+    if not data.wait_s:
         _say(axis, "No finished guidance in the last hour")
+        return
+    twin = axis.twinx()
+    twin.bar(
+        data.minutes,
+        data.evictions_per_min,
+        width=0.8 / (24 * 60),
+        align="edge",
+        color="#e65100",
+        alpha=0.6,
+        label="evictions and preemptions",
+    )
+    axis.plot(
+        [*data.minutes, data.now],
+        [*data.tokens_per_min, data.tokens_per_min[-1]],
+        drawstyle="steps-post",
+        color="#1565c0",
+        label="guidance tokens",
+    )
+    axis.set_zorder(twin.get_zorder() + 1)  # the line over the bars
+    axis.patch.set_visible(False)
+    _count_axis(axis, max(data.tokens_per_min), LEGEND_ROOM)
+    _count_axis(twin, max(data.evictions_per_min), LEGEND_ROOM)
+    axis.set_ylabel("tokens per minute", color="#1565c0")
+    twin.set_ylabel("evictions and preemptions per minute", color="#e65100")
+    counts = [tokens + evictions for tokens, evictions in zip(data.tokens_per_min, data.evictions_per_min, strict=True)]
+    _time_axis(axis, data, fitted_start(data.minutes, counts, dt.timedelta(minutes=1)), MINUTES_SPAN)
+    lines, labels = axis.get_legend_handles_labels()
+    bars, bar_labels = twin.get_legend_handles_labels()
+    axis.legend(lines + bars, labels + bar_labels, loc="upper left", ncols=2, fontsize="small")
 
-    axis = axes[1][2]
-    axis.set_title(f"Overrides per hour since {since_hour}")
+
+def _overrides_panel(axis: Any, data: DashboardData) -> None:
+    """Overrides per clock hour, to more urgent under to less urgent; the time axis from the first hour with one."""
+    axis.set_title(f"Overrides per hour since {_since_hour(data)}")
     width = 0.8 / 24
     axis.bar(data.hours, data.overrides_up, width=width, align="edge", color="#b71c1c", label="to more urgent")
     axis.bar(
@@ -375,14 +469,16 @@ def dashboard_figure(data: DashboardData) -> Any:
         color="#1565c0",
         label="to less urgent",
     )
-    _count_axis(axis, max(map(sum, zip(data.overrides_up, data.overrides_down, strict=True))), LEGEND_ROOM)
+    totals = [up + down for up, down in zip(data.overrides_up, data.overrides_down, strict=True)]
+    _count_axis(axis, max(totals), LEGEND_ROOM)
     axis.set_ylabel("overrides")
-    _time_axis(axis, data, data.hours[0], HourLocator(byhour=range(0, 24, 4), tz=tz))  # type: ignore[no-untyped-call]
+    end = data.hours[-1] + dt.timedelta(hours=1)  # the current hour's bar whole, not cut at now
+    _time_axis(axis, data, fitted_start(data.hours, totals, dt.timedelta(hours=1)), HOURS_SPAN)
+    axis.set_xlim(right=end)
     if data.overrides:
         axis.legend(loc="upper left", ncols=2, fontsize="small")
     else:
         axis.text(0.5, 0.5, "No overrides", transform=axis.transAxes, ha="center", va="center", color=MUTED)
-    return figure
 
 
 @dataclass(frozen=True, slots=True)

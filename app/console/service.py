@@ -6,9 +6,7 @@ signed-in session's principal; the console only words an unknown incident its ow
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -226,11 +224,12 @@ def audit_events(
     until: dt.datetime | None = None,
     limit: int = 5000,
 ) -> list[dict[str, Any]]:
-    """Every event matching the filters, newest first (supervisors only)."""
+    """Every event matching the filters, newest first (supervisors only); `incident_id` may be a short id (the
+    first characters of the UUID, as the audit table shows it)."""
     require(principal, (Role.SUPERVISOR,), "read the audit log")
     query = select(IncidentEvent).order_by(IncidentEvent.id.desc())
     if incident_id:
-        query = query.where(IncidentEvent.incident_id == incident_id)
+        query = query.where(IncidentEvent.incident_id.startswith(incident_id, autoescape=True))
     if actor:
         query = query.where(IncidentEvent.actor == actor)
     if action:
@@ -251,22 +250,3 @@ def audit_events(
         }
         for event in session.scalars(query.limit(limit))
     ]
-
-
-def events_csv(events: list[dict[str, Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=["at", "incident", "actor", "action", "before", "after", "reason"])
-    writer.writeheader()
-    for event in events:
-        row = {**event, "before": _compact(event["before"]), "after": _compact(event["after"])}
-        writer.writerow({key: _cell(str(value)) for key, value in row.items()})
-    return buffer.getvalue()
-
-
-def _compact(value: dict[str, Any]) -> str:
-    return "; ".join(f"{key}={item}" for key, item in value.items())
-
-
-def _cell(text: str) -> str:
-    """A CSV cell a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

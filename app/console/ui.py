@@ -18,16 +18,18 @@ from starlette.concurrency import run_in_threadpool
 
 from app.auth.accounts import Principal
 from app.auth.signin_throttle import SignInThrottle, throttle_for
+from app.console.audit import AUDIT_HOURS, COLUMNS, audit_csv, audit_entries
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
     dashboard_signature,
     render_agreement,
+    render_waits,
     weekly_agreement,
 )
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
-from app.console.history import action_choices, action_label, actor_label, claimed_by_ids, describe_change
+from app.console.history import action_choices
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import QUEUE_SHELL, TICK_S, add_queue_stream, read_view
 from app.console.render import CSS, guidance_box_label, render_incident
@@ -40,7 +42,6 @@ from app.console.service import (
     audit_events,
     claim,
     close,
-    events_csv,
     incident_detail,
     mark_card_step,
     mark_dispatched,
@@ -48,7 +49,6 @@ from app.console.service import (
     override,
     require,
     switch_card,
-    user_names,
 )
 from app.console.sessions import (
     COOKIE,
@@ -358,37 +358,27 @@ class _Handlers:
         signature = (dashboard_signature(data), tuple(weeks))
         if signature == shown:
             return gr.skip(), gr.skip(), shown
-        return dashboard_figure(data), render_agreement(weeks, now), signature
+        return dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
 
     def search_audit(
-        self, incident_id: str, actor: str, action: str, minutes: float, request: gr.Request
+        self, incident_id: str, actor: str, action: str, hours: float, request: gr.Request
     ) -> tuple[list[list[str]], str]:
+        """The audit events matching the filters in people's words, and a link to them as CSV."""
         who = self.principal(request)
-        minutes = min(max(float(minutes or 0), 0.0), 60 * 24 * 366)
-        since = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes) if minutes else None
+        hours = min(max(float(hours or 0), 0.0), 24 * 366)
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours) if hours else None
         with session_scope(self.url) as session:
             events = audit_events(session, who, incident_id.strip(), actor.strip(), action.strip(), since)
-            names = user_names(session, claimed_by_ids(events))
-        rows = [
-            [
-                dt.datetime.fromisoformat(event["at"]).astimezone().strftime("%Y-%m-%d %H:%M:%S"),
-                event["incident"],
-                actor_label(event["actor"]),
-                action_label(event["action"]),
-                describe_change(event["before"], event["after"], names),
-                event["reason"] or "",
-            ]
-            for event in events
-        ]
+            entries = audit_entries(session, events)
         assert who is not None  # audit_events refused anyone else
-        token = self.exports.save(who.name, events_csv(events))  # replaces this supervisor's previous export
+        token = self.exports.save(who.name, audit_csv(entries))  # replaces this supervisor's previous export
         minutes_left = int(self.exports.ttl_s // 60)
         link = (
             f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link" class="download-button">'
             "Download these events (CSV)</a> "
-            f"({len(rows)} events; one download, within {minutes_left} minutes)"
+            f"({len(entries)} events; one download, within {minutes_left} minutes)"
         )
-        return rows, link
+        return [entry.table_row() for entry in entries], link
 
 
 class _View:
@@ -434,7 +424,7 @@ class _View:
     audit_incident: gr.Textbox
     audit_actor: gr.Textbox
     audit_action: gr.Dropdown
-    audit_minutes: gr.Number
+    audit_hours: gr.Number
     search: gr.Button
     table: gr.Dataframe
     csv_link: gr.HTML
@@ -460,7 +450,7 @@ def _layout() -> _View:
             view.submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
             view.accepted = gr.Markdown(elem_id="new-result")
         with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
-            view.plot = gr.Plot(elem_id="dashboard-plot")
+            view.plot = gr.Plot(elem_id="dashboard-plot", show_label=False)  # its "Plot" badge covered a panel
             view.agreement = gr.HTML(elem_id="dashboard-agreement")
             view.refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
         with gr.Tab("Audit", id="audit", visible=False) as view.audit_tab:
@@ -517,16 +507,16 @@ def _card_actions(view: _View) -> None:
 def _audit_tab(view: _View) -> None:
     """The supervisor's audit search, its table and its CSV export."""
     with gr.Row():
-        view.audit_incident = gr.Textbox(label="Incident id")
+        view.audit_incident = gr.Textbox(label="Incident (id or short id)", elem_id="audit-incident")
         view.audit_actor = gr.Textbox(label="User", elem_id="audit-user")
         view.audit_action = gr.Dropdown(action_choices(), value="", label="What", elem_id="audit-action")
-        view.audit_minutes = gr.Number(label="Last minutes (0 = all)", value=60)
+        view.audit_hours = gr.Number(label="Last hours (0 = all)", value=AUDIT_HOURS, elem_id="audit-hours")
     view.search = gr.Button("Search", elem_id="audit-search")
     view.table = gr.Dataframe(
-        headers=["when", "incident", "who", "what", "change", "reason"],
+        headers=COLUMNS,
         elem_id="audit-table",
         wrap=True,
-        column_widths=["13%", "17%", "11%", "12%", "25%", "22%"],
+        column_widths=["12%", "22%", "10%", "11%", "25%", "20%"],
         interactive=False,
     )
     view.csv_link = gr.HTML(elem_id="audit-csv")
@@ -569,8 +559,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     drawn = gr.State(None)  # the signature of the dashboard this console shows
     v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn], show_progress="hidden")
     v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn])
-    audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_minutes]
+    audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_hours]
     v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])
+    v.audit_tab.select(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])  # the last day on open
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
 
 

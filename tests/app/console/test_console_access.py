@@ -135,8 +135,11 @@ def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_down
     client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
     response = client.get(link)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
-    assert response.text.splitlines()[0] == "at,incident,actor,action,before,after,reason"
-    assert ",received," in response.text
+    assert (
+        response.text.splitlines()[0]
+        == "when,incident,who,what,change,reason,incident id,recorded before,recorded after"
+    )
+    assert ",intake (demo),call received," in response.text
     assert not file.exists()
     assert client.get(link).status_code == 404  # once only
     second, third = export_link(client), export_link(client)

@@ -221,10 +221,8 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     assert "status: new → claimed; claimed by: none → dana" in audit and "ESI override" in audit
     assert "{" not in audit and "claimed_by" not in audit  # in words: no dicts, no field names, no user ids
     assert sue.get_attribute("#audit-csv-link", "class") == "download-button"
-    sue.screenshot(path=str(IMAGES / "console-audit.png"), full_page=True)
     sue.get_by_role("tab", name="Dashboard").click()
-    sue.wait_for_selector("#dashboard-plot img", timeout=60_000)
-    sue.screenshot(path=str(IMAGES / "console-dashboard.png"), full_page=True)
+    sue.wait_for_selector("#dashboard-plot img", timeout=60_000)  # its screenshot: test_audit_dashboard_browser.py
 
     # Signed out, the console and its event endpoints refuse (the old cookie is dead on the server).
     cookies = dana.context.cookies()

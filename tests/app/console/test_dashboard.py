@@ -11,10 +11,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from matplotlib.dates import num2date
 from sqlalchemy import select
 
-from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature
-from app.db.models import Incident, IncidentEvent
+from app.console.dashboard import DashboardData, dashboard_data, dashboard_figure, dashboard_signature, render_waits
+from app.db.models import Incident, IncidentEvent, Outcome
 from app.db.session import session_scope
 from app.engine_worker import outcomes
 from app.engine_worker.outcomes import Served, record_finished
@@ -228,6 +229,69 @@ def test_the_figure_draws_only_the_levels_with_data(sqlite_shift: str) -> None:
     assert texts(target) == ["1 of 2", "0 of 1", "no calls", "no calls", "no calls"]
     for title in ("Queue wait, last hour", "Time to first guidance token once in the engine"):
         assert axes[title].get_ylim()[0] == 0
+    assert texts(axes["Queue wait, last hour"]) == [
+        "p50 4.0 s",
+        "p90 40 s",
+        "max 40 s",
+        "p50 660 s",
+        "p90 660 s",
+        "max 660 s",
+    ]
+    heights = [bar.get_height() for bar in axes["Queue wait, last hour"].patches]
+    assert heights == [4.0, 40.0, 40.0, 660.0, 660.0, 660.0]
+
+
+def minutes_and_hours(now: dt.datetime) -> tuple[list[dt.datetime], list[dt.datetime]]:
+    end = now.replace(second=0, microsecond=0)
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    return (
+        [end - dt.timedelta(minutes=59 - index) for index in range(60)],
+        [hour - dt.timedelta(hours=23 - index) for index in range(24)],
+    )
+
+
+def test_the_worst_wait_of_a_level_is_drawn_and_written_not_hidden_as_an_outlier() -> None:
+    minutes, hours = minutes_and_hours(NOW)
+    data = DashboardData(
+        now=NOW,
+        zone=UTC,
+        minutes=minutes,
+        wait_s={2: [0.03, 0.05, 0.06, 0.08, 530.0]},  # the issue's ESI 2: one call waited 530 s
+        tokens_per_min=[0] * 60,
+        evictions_per_min=[0] * 60,
+        hours=hours,
+        overrides_up=[0] * 24,
+        overrides_down=[0] * 24,
+    )
+    axis = panels(drawn(data))["Queue wait, last hour"]
+    assert [bar.get_height() for bar in axis.patches] == [0.06, 530.0, 530.0]  # nearest rank: waits calls had
+    assert texts(axis) == ["p50 0.06 s", "p90 530 s", "max 530 s"]
+    assert axis.get_ylim()[1] > 530.0
+
+
+def test_the_time_axes_fit_the_data_and_a_single_override_is_a_wide_bar() -> None:
+    minutes, hours = minutes_and_hours(NOW)
+    waiting = [0] * 58 + [1, 1]  # one call, waiting for the last two minutes
+    data = DashboardData(
+        now=NOW,
+        zone=UTC,
+        minutes=minutes,
+        depth={1: waiting},
+        tokens_per_min=[0] * 60,
+        evictions_per_min=[0] * 60,
+        hours=hours,
+        overrides_up=[0] * 23 + [1],
+        overrides_down=[0] * 24,
+    )
+    figure = drawn(data)
+    axes = panels(figure)
+    depth = axes["Calls waiting for guidance, per minute"]
+    low, high = (num2date(limit) for limit in depth.get_xlim())
+    assert (low, high) == (NOW - dt.timedelta(minutes=10), NOW)  # ten minutes, not the hour with the data at its edge
+    overrides = axes[f"Overrides per hour since {hours[0]:%a %H:%M}"]
+    low, high = overrides.get_xlim()
+    (bar,) = [bar for bar in overrides.containers[0] if bar.get_height()]
+    assert bar.get_width() / (high - low) >= 0.15  # a fifth of the panel, not a pixel
 
 
 def test_count_axes_have_integer_ticks_from_zero_and_the_time_axes_read_local_clock_times(sqlite_shift: str) -> None:
@@ -246,7 +310,7 @@ def test_count_axes_have_integer_ticks_from_zero_and_the_time_axes_read_local_cl
     for axis in (waiting, engine):
         assert ticks(axis.get_xticklabels()) == ["10:15", "10:30", "10:45", "11:00"]
         assert axis.get_xlabel() == "local time (CET)"
-    assert ticks(overrides.get_xticklabels()) == ["12:00", "16:00", "20:00", "00:00", "04:00", "08:00"]
+    assert ticks(overrides.get_xticklabels()) == ["12:00", "18:00", "00:00", "06:00", "12:00"]  # to the hour's end
 
 
 def test_no_two_labels_overlap_at_the_default_size(sqlite_shift: str) -> None:
@@ -362,3 +426,28 @@ def test_the_console_draws_the_dashboard_again_only_when_it_changed(tmp_path: Pa
         record_override(session, incident, 1, "worse on the phone", "sue")
     redrawn = handlers.refresh_dashboard(shown, sue)
     assert redrawn[2] != shown and redrawn[0] is not None
+
+
+def test_the_waits_are_also_written_as_a_table_with_the_worst() -> None:
+    minutes, hours = minutes_and_hours(NOW)
+    data = DashboardData(now=NOW, zone=UTC, minutes=minutes, wait_s={2: [0.03, 0.05, 530.0]}, hours=hours)
+    rows = render_waits(data).split("<tbody>")[1].removesuffix("</tbody></table>").split("</tr>")[:-1]
+    assert rows == [
+        '<tr><td>ESI 1</td><td colspan="4" class="empty">no calls</td>',
+        "<tr><td>ESI 2</td><td>3</td><td>0.05 s</td><td>530 s</td><td>530 s</td>",
+        '<tr><td>ESI 3</td><td colspan="4" class="empty">no calls</td>',
+        '<tr><td>ESI 4</td><td colspan="4" class="empty">no calls</td>',
+        '<tr><td>ESI 5</td><td colspan="4" class="empty">no calls</td>',
+    ]
+
+
+def test_a_call_overridden_after_its_guidance_stays_under_the_level_it_waited_at_as_metrics_counts_it(
+    sqlite_shift: str,
+) -> None:
+    overridden(sqlite_shift, "b", 1, at(9, 50))  # b waited 40 s at ESI 2, finished 09:41:10
+    with session_scope(sqlite_shift) as session:
+        data = dashboard_data(session, NOW, PARIS)
+        served = session.scalar(select(Outcome.esi_level).where(Outcome.incident_id == "b"))
+    assert served == 2  # the level /metrics observed its wait under (`record_finished`'s)
+    assert data.wait_s == {2: [4.0, 40.0], 4: [660.0]}
+    assert data.ttft_s == {2: [1.5, 2.0], 4: [3.0]}
