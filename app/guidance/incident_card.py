@@ -95,16 +95,29 @@ def grounding(incident: Incident) -> tuple[Card | None, str]:
         return None, language or "en"
 
 
+def _brief(incident: Incident, card: Card) -> dict[str, Any]:
+    return {
+        "id": card.id,
+        "version": incident.card_version or card.version,
+        "title": card.title,
+        "language": card.language,
+        "label": card_label(card.id),
+    }
+
+
+def card_brief(incident: Incident, library: CardLibrary | None = None) -> dict[str, Any] | None:
+    """The card in a list of incidents: its id, version, title, language and the queue row's short name."""
+    card = incident_card(incident, library)
+    return None if card is None else _brief(incident, card)
+
+
 def card_view(incident: Incident, library: CardLibrary | None = None) -> dict[str, Any] | None:
     """The card as the API and the console show it: what to read, and which steps the dispatcher marked done."""
     card = incident_card(incident, library)
     if card is None:
         return None
     return {
-        "id": card.id,
-        "version": incident.card_version or card.version,
-        "title": card.title,
-        "language": card.language,
+        **_brief(incident, card),
         "steps": list(card.steps),
         "reviewed": card.reviewed,
         "review_state": card.review_state,
