@@ -280,14 +280,15 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bchoked on\b",
             r"\bairway (?:obstruction|obstructed|blocked)\b",
             r"\bsomething stuck in (?:his|her|their|my) throat\b",
-            r"\bturning blue\b",
-            r"\b(?:lips|face) (?:are |is )?(?:blue|purple)\b",
-            r"\bcyanotic\b",
             r"\b(?:can't|cannot|can not|isn't able to) (?:make a sound|make any sound|cough or (?:talk|speak|breathe)"
             r"|talk or (?:breathe|cough)|speak or (?:breathe|cough))\b",
             r"\b(?:grabbing|clutching|holding|pointing at) (?:at )?(?:his|her|their|my) (?:throat|neck)\b",
             r"\b(?:food|something|a \w+|piece of \w+) (?:is )?(?:stuck|caught|lodged) in (?:his|her|their|my) "
             r"(?:throat|windpipe|airway)\b",
+            # A colour change last: the evidence quotes an obstruction when the caller names one (the card follows it).
+            r"\bturning blue\b",
+            r"\b(?:lips|face) (?:are |is )?(?:blue|purple)\b",
+            r"\bcyanotic\b",
         ),
         if_resolved=None,
     ),
@@ -380,6 +381,10 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bhanged (?:him|her|them)sel(?:f|ves)\b",
             r"\bdrown(?:ed|ing)\b",
             r"\bpulled (?:him|her|them) out of the (?:water|pool)\b",
+            # "pulled a little boy out of the deep end", "s/p submersion, pulled from pool" (a triage note).
+            r"\bpulled (?:a|the|my|his|her|their|our) (?:\w+ ){0,2}?(?:out of|from) the (?:water|pool|deep end|lake"
+            r"|river|canal|pond|sea|ocean)\b",
+            r"\bpulled from (?:the )?(?:water|pool|lake|river|canal|pond|sea|ocean)\b|\bsubmersion\b",
             r"\belectrocut(?:ed|ion)\b",
         ),
     ),

@@ -7,6 +7,18 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
+class ProtocolCardBrief(BaseModel):
+    """The protocol card in a list of incidents (`app.guidance.incident_card.card_brief`)."""
+
+    id: str
+    version: str
+    title: str
+    language: str
+    """ "en" or "es": the call's language when the card is translated, else English."""
+    label: str
+    """The short name the console's queue row shows ("CPR adult")."""
+
+
 class IncidentSummary(BaseModel):
     """One incident in a list (and the head of its detail)."""
 
@@ -21,6 +33,8 @@ class IncidentSummary(BaseModel):
     accepted_at: str | None
     language: str | None = None
     """The call's language as triage read it ("en", "es"; another code or "und" means an interpreter is needed)."""
+    protocol_card: ProtocolCardBrief | None = None
+    """The protocol card (null when no card applies or the call is not classified yet); in full in the detail."""
 
 
 class IncidentList(BaseModel):
@@ -90,14 +104,9 @@ class EventView(BaseModel):
     reason: str | None
 
 
-class ProtocolCardView(BaseModel):
+class ProtocolCardView(ProtocolCardBrief):
     """The protocol card on the incident (`app.guidance.incident_card.card_view`): what the dispatcher reads."""
 
-    id: str
-    version: str
-    title: str
-    language: str
-    """ "en" or "es": the call's language when the card is translated, else English."""
     steps: list[str]
     reviewed: bool
     """False until a centre's medical director has reviewed the card (the screen says so)."""

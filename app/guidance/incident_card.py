@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from app.db.models import Incident
 from app.guidance.cards import Card
 from app.guidance.cards.library import CardLibrary, default_library
 from app.guidance.cards.model import CardError
-from triage_models.result import TriageResult
+from triage_models.result import Evidence, TriageResult
+from triage_models.transcript import fold_accents
 
 log = logging.getLogger(__name__)
 
 ACRONYMS = {"cpr": "CPR", "aed": "AED"}
+CYANOSIS = re.compile(r"\b(?:blue|purple|cyanotic|cyanosis|morad\w*|azul\w*|negrit[oa]|cianotic[oa]|cianosis)\b", re.I)
+"""A colour change in the words A-CHOKING fired on ("turning blue", "labios morados")."""
+CYANOSIS_CARD_RULE = "A-SEVERE-RESPIRATORY-DISTRESS"
 
 
 def card_label(card_id: str) -> str:
@@ -24,10 +29,21 @@ def card_label(card_id: str) -> str:
     return label[:1].upper() + label[1:]
 
 
+def card_rule(evidence: Evidence) -> str:
+    """The rule a card is picked by for this evidence. A-CHOKING also fires on a colour change alone: an ESI 1 sign
+    that breathing fails, whatever the cause (a seizure, asthma, an arrest), not that something blocks the airway.
+    Read as severe breathing distress, it leaves the card to the cause (the seizure card, the CPR card, the breathing
+    card) instead of back blows. The rules quote an obstruction before a colour, so a choking call keeps its card."""
+    if evidence.rule_id == "A-CHOKING" and CYANOSIS.search(fold_accents(evidence.text)):
+        return CYANOSIS_CARD_RULE
+    return evidence.rule_id
+
+
 def card_for(result: TriageResult, library: CardLibrary) -> Card | None:
-    """The card for a triage result: from the rules that set a floor on the level, the patient's age and the call's
-    language (the card in that language when translated, else English); None for a call no card fits."""
-    floor_rules = [item.rule_id for item in result.evidence if item.floor]
+    """The card for a triage result: from the rules that set a floor on the level (`card_rule`), the patient's age
+    and the call's language (the card in that language when translated, else English); None for a call no card
+    fits."""
+    floor_rules = [card_rule(item) for item in result.evidence if item.floor]
     return library.select(floor_rules, result.age_years, result.language.code)
 
 
@@ -79,16 +95,29 @@ def grounding(incident: Incident) -> tuple[Card | None, str]:
         return None, language or "en"
 
 
+def _brief(incident: Incident, card: Card) -> dict[str, Any]:
+    return {
+        "id": card.id,
+        "version": incident.card_version or card.version,
+        "title": card.title,
+        "language": card.language,
+        "label": card_label(card.id),
+    }
+
+
+def card_brief(incident: Incident, library: CardLibrary | None = None) -> dict[str, Any] | None:
+    """The card in a list of incidents: its id, version, title, language and the queue row's short name."""
+    card = incident_card(incident, library)
+    return None if card is None else _brief(incident, card)
+
+
 def card_view(incident: Incident, library: CardLibrary | None = None) -> dict[str, Any] | None:
     """The card as the API and the console show it: what to read, and which steps the dispatcher marked done."""
     card = incident_card(incident, library)
     if card is None:
         return None
     return {
-        "id": card.id,
-        "version": incident.card_version or card.version,
-        "title": card.title,
-        "language": card.language,
+        **_brief(incident, card),
         "steps": list(card.steps),
         "reviewed": card.reviewed,
         "review_state": card.review_state,

@@ -7,7 +7,7 @@ import datetime as dt
 import html
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,6 +28,8 @@ INCIDENT_TYPE_COMMON = "SICK"
 """EIDO-IncidentType-Common: the product does not classify the APCO incident type; every incident is an EMS call."""
 AGENCY_TYPES = ("psap", "ems")
 AGENCY_ROLES = ("CallReceiving", "Dispatching")
+USER_ID_FIELDS = ("claimed_by",)
+"""Audit event fields that hold a user id: the history writes the user's name."""
 AGENT_ROLES = {"call-taker": "Call Taking", "dispatcher": "Dispatching", "supervisor": "Supervisor"}
 """A user's role: its Agent Role; `system:*` actors are automatons, anyone else (no user row) is "Unknown"."""
 STATUS_COMMON = {
@@ -122,6 +124,8 @@ class EidoSource:
     events: tuple[EventRow, ...]
     roles: dict[str, str]
     card: CardRow | None = None
+    user_names: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The user names of the user ids the events name (`claimed_by`), to write names, not ids."""
 
 
 def _row(kind: type[Row], row: object) -> Row:
@@ -139,6 +143,16 @@ def load_eido_source(session: Session, incident_id: str) -> EidoSource | None:
     events = tuple(_row(EventRow, event) for event in incident_events(session, incident_id))
     actors = {event.actor for event in events}
     roles = {name: role for name, role in session.execute(select(User.name, User.role).where(User.name.in_(actors)))}
+    user_ids = {
+        str(change[key])
+        for event in events
+        for change in (event.before or {}, event.after or {})
+        for key in USER_ID_FIELDS
+        if change.get(key)
+    }
+    user_names = {
+        user_id: name for user_id, name in session.execute(select(User.id, User.name).where(User.id.in_(user_ids)))
+    }
     card = card_view(incident)
     return EidoSource(
         incident=_row(IncidentRow, incident),
@@ -146,6 +160,7 @@ def load_eido_source(session: Session, incident_id: str) -> EidoSource | None:
         guidance=None if guidance is None else _row(GuidanceRow, guidance),
         events=events,
         roles=roles,
+        user_names=user_names,
         card=None
         if card is None
         else CardRow(
@@ -420,7 +435,7 @@ def _notes(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
         notes.append(_card_note(source, source.card, ids))
     if source.guidance is not None:
         notes.append(_guidance_note(source.guidance, incident.guidance_state, ids))
-    notes.extend(_event_note(event, ids) for event in source.events)
+    notes.extend(_event_note(event, ids, source.user_names) for event in source.events)
     return notes
 
 
@@ -471,9 +486,21 @@ def _guidance_note(guidance: GuidanceRow, state: str, ids: _Ids) -> dict[str, An
     return _note(ids, "guidance", guidance.updated_at, None, [header, html_text(guidance.text)])
 
 
-def event_changes(before: dict[str, object] | None, after: dict[str, object] | None) -> str:
-    """An audit event's state change as text: `key: before → after` for each key that changed or was set."""
-    before, after = before or {}, after or {}
+def _named(change: dict[str, object] | None, user_names: Mapping[str, str]) -> dict[str, object]:
+    """The change with each user id replaced by the user's name (an id no user has any more stays as it is)."""
+    change = dict(change or {})
+    for key in USER_ID_FIELDS:
+        if change.get(key):
+            change[key] = user_names.get(str(change[key]), change[key])
+    return change
+
+
+def event_changes(
+    before: dict[str, object] | None, after: dict[str, object] | None, user_names: Mapping[str, str] | None = None
+) -> str:
+    """An audit event's state change as text: `key: before → after` for each key that changed or was set; users
+    by name (`claimed_by: null → "dana"`)."""
+    before, after = _named(before, user_names or {}), _named(after, user_names or {})
     changes = []
     for key in [*before, *(key for key in after if key not in before)]:
         old, new = before.get(key), after.get(key)
@@ -486,12 +513,12 @@ def event_changes(before: dict[str, object] | None, after: dict[str, object] | N
     return "; ".join(changes)
 
 
-def _event_note(event: EventRow, ids: _Ids) -> dict[str, Any]:
+def _event_note(event: EventRow, ids: _Ids, user_names: Mapping[str, str]) -> dict[str, Any]:
     """One audit event as a Note by its actor, at its time: the action, the reason and the change."""
     paragraphs = [f"{html_text(event.action)} by {html_text(event.actor)}"]
     if event.reason:
         paragraphs.append(f"Reason: {html_text(event.reason)}")
-    changes = event_changes(event.before, event.after)
+    changes = event_changes(event.before, event.after, user_names)
     if changes:
         paragraphs.append(html_text(changes))
     return _note(ids, f"event{event.id}", event.created_at, event.actor, paragraphs)

@@ -31,13 +31,14 @@ from app.api.schemas import (
     OutcomeView,
     OverrideDone,
     OverrideRequest,
+    ProtocolCardBrief,
     ProtocolCardView,
     Timings,
 )
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
 from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
 from app.guidance.checker import GuidanceCheck
-from app.guidance.incident_card import card_view
+from app.guidance.incident_card import card_brief, card_view
 from app.incidents import actions as actions
 from app.incidents.eido import build_eido, load_eido_source
 from app.incidents.overrides import propagate_override
@@ -95,7 +96,7 @@ def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> 
     guidance = incident.guidance
     card = card_view(incident)
     return IncidentDetail(
-        **summary(incident).model_dump(),
+        **summary(incident).model_dump(exclude={"protocol_card"}),
         text=incident.text,
         caller=incident.caller,
         location=incident.location,
@@ -231,6 +232,7 @@ def summary(incident: Incident) -> IncidentSummary:
         guidance_state=incident.guidance_state,
         accepted_at=_iso(incident.accepted_at),
         language=incident.language,
+        protocol_card=None if (card := card_brief(incident)) is None else ProtocolCardBrief(**card),
     )
 
 

@@ -128,3 +128,40 @@ def test_card_refusals_role_reason_unknown_card_no_card_closed(api: Api, monkeyp
     closed = api.post(incident_id, "card", body={"card_id": "aed", "reason": "AED here"})
     assert (closed.status_code, closed.json()["detail"]) == (409, "the incident is closed")
     assert [event[1] for event in api.events(incident_id)] == ["received", "classified", "close"]
+
+
+def test_the_incident_list_names_each_incidents_card_as_the_queue_row_does(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spanish = carded(api, monkeypatch, "es")
+    english = carded(api, monkeypatch)
+    assert api.post(english, "card", body={"card_id": "aed", "reason": "an AED is on the wall"}).status_code == 200
+    with session_scope(api.url) as session:
+        minor, _ = store_message(session, "cad", f"w-{uuid.uuid4()}", IntakeMessage(text="A sore toe"))
+    assert classify_with(monkeypatch, api.url, minor, plain_result(4)) == "classified"
+    listed = api.client.get("/v1/incidents", headers=api.tokens["call-taker"]).json()["incidents"]
+    assert [(incident["id"], incident["protocol_card"]) for incident in listed] == [
+        (
+            spanish,
+            {
+                "id": "cpr-adult",
+                "version": "2026.11.1",
+                "title": "Paro cardíaco en adulto: RCP solo con las manos",
+                "language": "es",
+                "label": "CPR adult",
+            },
+        ),
+        (
+            english,
+            {
+                "id": "aed",
+                "version": "2026.11.1",
+                "title": "Using an AED (defibrillator) during CPR",
+                "language": "en",
+                "label": "AED",
+            },
+        ),
+        (minor, None),
+    ]
+    detail = api.client.get(f"/v1/incidents/{english}", headers=api.tokens["call-taker"]).json()["protocol_card"]
+    assert {key: detail[key] for key in ("id", "version", "title", "language", "label")} == listed[1]["protocol_card"]

@@ -250,6 +250,7 @@ def test_the_history_is_every_audit_event_in_order_with_its_actor_and_time(
     assert comments[2] == (
         "<p>override by dana</p><p>Reason: now unresponsive</p><p>esi_level: 2 → 1; override_level: null → 1</p>"
     )
+    assert comments[3] == '<p>claim by dana</p><p>status: "new" → "claimed"; claimed_by: null → "dana"</p>'
     assert comments[4] == "<p>note by carl</p><p>Reason: caller says &lt;3 min&gt; since collapse</p>"
     assert comments[6] == '<p>close by dana</p><p>status: "dispatched" → "closed"; disposition: "transported"</p>'
     assert document["incidentComponent"]["notesReference"] == [
