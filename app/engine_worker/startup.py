@@ -80,10 +80,13 @@ async def start_engine(
 ) -> StartedEngine:
     """Start the engine, trying again after each failure (`backoff_s`) until it starts or the task is cancelled;
     meanwhile `publish` gets the state every `STATE_EVERY_S`: loading, or unavailable with the reason."""
-    attempt = 0
+    attempt, reason = 0, ""
     while True:
         attempt += 1
-        state = {"ok": False, "state": "loading", "detail": f"loading model {settings.model}", "attempt": attempt}
+        state: dict[str, Any] = {"ok": False, "state": "loading", "detail": f"loading model {settings.model}"}
+        if reason:  # a retry stays "unavailable" with the last failure: no amber "starting" flash every attempt
+            state = {"ok": False, "state": "unavailable", "detail": f"{reason}; trying again (attempt {attempt})"}
+        state["attempt"] = attempt
         starting = asyncio.ensure_future(_start_once(settings))
         try:
             while not starting.done():
