@@ -67,9 +67,10 @@ _SCRIPT = """
       const waited = now - parseFloat(cell.dataset.since);
       const text = clock(waited);
       if (cell.textContent !== text) cell.textContent = text;
-      if (cell.tagName === "TD") {
-        const target = parseFloat(cell.dataset.target || "60");
-        const cls = waited >= target ? "wait-late" : waited >= NEAR * target ? "wait-warn" : "wait-ok";
+      if (cell.dataset.target) {
+        const target = parseFloat(cell.dataset.target);
+        const level = waited >= target ? "wait-late" : waited >= NEAR * target ? "wait-warn" : "wait-ok";
+        const cls = cell.tagName === "TD" ? level : `wait-clock ${level}`;
         if (cell.className !== cls) cell.className = cls;
       }
     });

@@ -353,7 +353,7 @@ def render_closed(detail: dict[str, Any]) -> str:
     return f'<p class="closed-line" role="note">Closed{how}: notes only.</p>'
 
 
-def render_arrival(detail: dict[str, Any]) -> str:
+def render_arrival(detail: dict[str, Any], deadlines: LevelDeadlines = DEFAULT_DEADLINES) -> str:
     """When the call arrived (the server's local time) and, while the incident is open, its wait clock (counted up by
     the page from `data-since`)."""
     accepted = detail["accepted_at"]
@@ -361,9 +361,10 @@ def render_arrival(detail: dict[str, Any]) -> str:
     if detail["status"] == "closed":
         return f'<span class="arrival">{arrived}</span>'
     waited = max(0.0, dt.datetime.now(dt.UTC).timestamp() - accepted.timestamp())
+    target = wait_target_s(detail["esi_level"], deadlines)
     return (
-        f'<span class="arrival">{arrived} · waiting <span class="wait-clock" data-since="{accepted.timestamp():.3f}">'
-        f"{clock(waited)}</span></span>"
+        f'<span class="arrival">{arrived} · waiting <span class="wait-clock {wait_class(waited, target)}" '
+        f'data-target="{target:g}" data-since="{accepted.timestamp():.3f}">{clock(waited)}</span></span>'
     )
 
 
@@ -413,8 +414,10 @@ def guidance_box_label(detail: dict[str, Any] | None) -> str:
     }.get(state, "Guidance")
 
 
-def render_incident(detail: dict[str, Any] | None, engine: EngineStatus | None = None) -> tuple[str, str, str]:
-    """(message and triage, guidance, history) for one incident."""
+def render_incident(
+    detail: dict[str, Any] | None, engine: EngineStatus | None = None, deadlines: LevelDeadlines = DEFAULT_DEADLINES
+) -> tuple[str, str, str]:
+    """(message and triage, guidance, history) for one incident; its wait clock against its level's deadline."""
     if detail is None:
         return "<p>Choose an incident in the queue.</p>", "", ""
     classification = detail["classification"]
@@ -422,7 +425,7 @@ def render_incident(detail: dict[str, Any] | None, engine: EngineStatus | None =
     parts = [
         f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
         f"{language_badge(detail.get('language') or '')} "
-        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance "
+        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail, deadlines)} · guidance "
         f"{guidance_label(detail, engine)}</div>",
         render_closed(detail),
         render_card(detail.get("card")),
@@ -480,12 +483,13 @@ table.queue tr.selected { outline: 2px solid #1565c0; }
 .wait-warn { color: #3e2723; background: #ffb300; font-weight: 700; font-variant-numeric: tabular-nums; }
 .wait-late { color: #fff; background: #b71c1c; font-weight: 700; font-variant-numeric: tabular-nums; }
 table.queue td.complaint { min-width: 18em; }
-table.queue td.source, table.queue td.status { white-space: nowrap; }
+table.queue td.source, table.queue td.status, table.queue th { white-space: nowrap; }
+table.queue td.location { min-width: 7em; }
 .message { white-space: pre-wrap; font-size: 16px; padding: 8px; background: #fafafa; border-left: 4px solid #1565c0; }
 .message mark { background: #ffcdd2; padding: 0 2px; }
 table.events td.reason { white-space: pre-wrap; min-width: 12em; }
 .arrival { color: #333; }
-.wait-clock { font-variant-numeric: tabular-nums; font-weight: 700; }
+.wait-clock { font-variant-numeric: tabular-nums; font-weight: 700; padding: 0 4px; border-radius: 4px; }
 a.download-button { display: inline-block; padding: 8px 16px; background: #1565c0; color: #fff !important;
   border-radius: 6px; text-decoration: none; font-weight: 600; }
 #urgent-banner { display: none; background: #b71c1c; color: #fff; font-weight: 700; padding: 8px; }
@@ -498,6 +502,7 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .engine-test { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 1px 6px; border-radius: 6px; }
 .closed-line { color: #fff; background: #455a64; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
 #urgent-banner { cursor: pointer; }
+#urgent-alert:not(:has(#urgent-banner[style*="block"])), #engine-banner:not(:has(.engine-banner)) { display: none; }
 .card-tag { color: #fff; background: #1b5e20; font-weight: 700; padding: 1px 8px; border-radius: 8px; margin-left: 6px;
   white-space: nowrap; }
 .protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }

@@ -89,7 +89,8 @@ LOGOUT_PAGE = """<!doctype html><html><head><title>Sign out - triage-dispatch</t
 <button type="submit" id="sign-out">Sign out</button></form></body></html>"""
 SIGN_OUT_FORM = (
     '<form method="post" action="/logout" style="display:inline">'
-    '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0">Sign out</button></form>'
+    '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0;background:none;border:0;'
+    'padding:0;font:inherit;cursor:pointer">Sign out</button></form>'
 )
 
 CONSOLE_MAX_UPLOAD_BYTES = 0
@@ -304,7 +305,8 @@ class _Handlers:
         who = require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
         with session_scope(self.url) as session:
             detail = incident_detail(session, selected) if selected else None
-        view, guidance, history = render_incident(detail, self.engine.get() if self.engine is not None else None)
+        engine = self.engine.get() if self.engine is not None else None
+        view, guidance, history = render_incident(detail, engine, self.settings.policy_level_deadlines_s)
         return (
             view,
             gr.update(value=guidance, label=guidance_box_label(detail)),
@@ -459,6 +461,7 @@ class _View:
     override_button: gr.Button
     disposition: gr.Dropdown
     close_button: gr.Button
+    card_step_row: gr.Row
     card_step: gr.Number
     step_done_button: gr.Button
     step_undo_button: gr.Button
@@ -491,7 +494,7 @@ class _View:
 def _layout() -> _View:
     """The console's components, created (inside the Blocks) in the order Gradio numbers them."""
     view = _View()
-    gr.HTML('<div id="urgent-banner" title="click to acknowledge"></div>')
+    gr.HTML('<div id="urgent-banner" title="click to open the first call"></div>', elem_id="urgent-alert")
     view.who = gr.HTML(elem_id="whoami")
     gr.HTML(ENGINE_BANNER_SLOT, elem_id="engine-banner")  # the page's script fills it: above every tab
     view.selected = gr.Textbox(elem_id="selected-id", visible="hidden")
@@ -524,6 +527,7 @@ def _incident_tab(view: _View) -> None:
             view.incident_html = gr.HTML(elem_id="incident-view")
             view.guidance = gr.Textbox(label="Guidance", lines=12, interactive=False, elem_id="guidance")
         with gr.Column(scale=2):
+            view.result = gr.Markdown(elem_id="action-result")  # above the buttons: seen where one clicked
             with gr.Group(visible=False) as view.dispatch_actions:
                 with gr.Row():
                     view.claim_button = gr.Button("Claim", variant="primary", elem_id="claim")
@@ -538,7 +542,6 @@ def _incident_tab(view: _View) -> None:
                 _card_actions(view)
             view.note = gr.Textbox(label="Note", elem_id="note")
             view.note_button = gr.Button("Add note", elem_id="add-note")
-            view.result = gr.Markdown(elem_id="action-result")
     view.history = gr.HTML(elem_id="history")
 
 
@@ -554,8 +557,8 @@ def card_choices() -> list[tuple[str, str]]:
 
 def _card_actions(view: _View) -> None:
     """Mark a card step done (or not), switch the card (a reason is required)."""
-    with gr.Row():
-        view.card_step = gr.Number(label="Card step", precision=0, minimum=1, elem_id="card-step")
+    with gr.Row() as view.card_step_row:
+        view.card_step = gr.Number(label="Card step", value=None, precision=0, minimum=1, elem_id="card-step")
         view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
         view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
     view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
@@ -586,7 +589,15 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     v, h = view, handlers
     # The queue is pushed by the server (`app.console.queue_stream`, the page's script); the open incident is
     # reloaded when the page sees it change. Nothing polls.
-    incident_outputs = [v.incident_html, v.guidance, v.history, v.dispatch_actions, v.claim_button, v.dispatch_button]
+    incident_outputs = [
+        v.incident_html,
+        v.guidance,
+        v.history,
+        v.dispatch_actions,
+        v.claim_button,
+        v.dispatch_button,
+        v.card_step_row,
+    ]
     v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
     for button, action in (
@@ -623,18 +634,20 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
 
 
-def action_visibility(detail: dict[str, Any] | None, who: Principal) -> tuple[Any, Any, Any]:
-    """Which dispatch actions the incident's state allows (the dispatch group, Claim, Mark dispatched): none on a
-    closed incident (notes only), no Claim on one this user holds, no Mark dispatched on a dispatched one."""
+def action_visibility(detail: dict[str, Any] | None, who: Principal) -> tuple[Any, Any, Any, Any]:
+    """Which dispatch actions the incident's state allows (the dispatch group, Claim, Mark dispatched, the card's
+    steps): none on a closed incident (notes only), no Claim on one this user holds, no Mark dispatched on a
+    dispatched one, no card steps without a card."""
     may_dispatch = who.role in DISPATCH_ROLES
     if detail is None:
-        return gr.update(visible=may_dispatch), gr.update(visible=True), gr.update(visible=True)
+        return gr.update(visible=may_dispatch), gr.update(visible=True), gr.update(visible=True), gr.update()
     status = detail["status"]
     held = status != "new" and detail.get("claimer") == who.name
     return (
         gr.update(visible=may_dispatch and status != "closed"),
         gr.update(visible=not held),
         gr.update(visible=status != "dispatched"),
+        gr.update(visible=detail.get("card") is not None),
     )
 
 
