@@ -141,3 +141,16 @@ def test_the_console_reads_the_heartbeats_once_per_ttl_and_reports_redis_away(re
         "unknown",
         "Redis does not answer (ConnectionError)",
     )
+
+
+def test_the_status_says_when_every_serving_engine_runs_a_test_model(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    for beats, test_model in (
+        ([{"ok": True, "state": "serving", "model": "builtin:tiny-llama"}], True),
+        ([{"ok": True, "state": "serving", "model": "tiny-llama"}, {"ok": False, "model": "qwen"}], True),
+        ([{"ok": True, "state": "serving", "model": "tiny-llama"}, {"ok": True, "model": "qwen2.5-0.5b"}], False),
+    ):
+        prefix = f"test-model-{uuid.uuid4().hex[:8]}"
+        for index, beat in enumerate(beats):
+            client.set(f"{prefix}:{ENGINE_HEARTBEAT}:engine-{index}", json.dumps(beat), ex=60)
+        assert engine_status(client, prefix).test_model is test_model
