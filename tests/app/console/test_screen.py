@@ -166,3 +166,19 @@ def test_a_typed_call_s_place_is_counted_as_the_queue_orders(
         "101st",
         "111th",
     ]
+
+
+def test_the_actions_offered_follow_the_incident_s_state_and_the_user_s_role() -> None:
+    from app.console.ui import action_visibility
+
+    def shown(status: str, claimer: str = "", card: object = None, who: Principal = DISPATCHER) -> list[object]:
+        detail = {"status": status, "claimer": claimer, "card": card}
+        return [update.get("visible") for update in action_visibility(detail, who)]
+
+    # (dispatch group, Claim, Mark dispatched, card steps)
+    assert shown("new") == [True, True, True, False]
+    assert shown("claimed", "dana", card={"id": "cpr-adult"}) == [True, False, True, True]
+    assert shown("claimed", "sue") == [True, True, True, False]  # someone else's: dana may take it over
+    assert shown("dispatched", "dana") == [True, False, False, False]
+    assert shown("closed", "dana") == [False, False, True, False]  # the group is hidden: notes only
+    assert shown("new", who=Principal("carl", Role.CALL_TAKER))[0] is False
