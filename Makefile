@@ -87,7 +87,7 @@ test: lint vllm-upstream-tests services
 # The console screenshots in docs/img/ (the tests alone write theirs to a scratch directory).
 screenshots: install services
 	TRIAGE_SCREENSHOTS_DIR=docs/img $(BIN)/pytest -q tests/app/console/test_console_browser.py \
-		tests/app/console/test_audit_dashboard_browser.py
+		tests/app/console/test_audit_dashboard_browser.py tests/app/console/test_screen_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis $(UPSTREAM)

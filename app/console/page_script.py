@@ -1,17 +1,18 @@
-"""The console page's script: the queue from the server's stream, the wait clocks, the urgent alert, row clicks."""
+"""The console page's script: the queue from the server's stream, the wait clocks (coloured against each row's
+target), the urgent alert that names its calls, row clicks."""
 
 from __future__ import annotations
 
 from app.console.queue_stream import STREAM_PATH
-from app.console.render import ANSWER_TARGET_S, PROCESS_TARGET_S
+from app.console.render import NEAR_SHARE
 
 _SCRIPT = """
 <script>
 (() => {
-  const STREAM = "@STREAM@", WARN_S = @WARN_S@, LATE_S = @LATE_S@;
+  const STREAM = "@STREAM@", NEAR = @NEAR@, NAMED = 3;
   const baseTitle = "triage-dispatch console";
   const seen = new Set();
-  let firstAlert = true, unread = 0, offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
+  let firstAlert = true, unread = [], offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
   const model = { order: [], rows: new Map(), banner: "", urgent: [], empty: "" };
   const shown = new Map();  // id -> {el, html}: the rows on screen
   let shownBody = null;
@@ -23,16 +24,36 @@ _SCRIPT = """
       osc.frequency.value = 880; osc.connect(ctx.destination); osc.start(); osc.stop(ctx.currentTime + 0.4);
     } catch (e) {}
   }
+  function label(id) {
+    const item = shown.get(id);
+    return (item && item.el.dataset.label) || "ESI 1-2 call";
+  }
+  function showAlert() {
+    // The unread urgent calls, most urgent first (the queue's order), named; a click opens the first.
+    const banner = document.getElementById("urgent-banner");
+    const place = (id) => { const at = model.order.indexOf(id); return at < 0 ? 1e9 : at; };
+    // A call claimed meanwhile (no longer new) leaves the alert.
+    unread = unread.filter((id) => model.urgent.includes(id)).sort((a, b) => place(a) - place(b));
+    if (!unread.length) { clearAlert(); return; }
+    const more = unread.length > NAMED ? ` (+${unread.length - NAMED} more)` : "";
+    const text = `NEW: ${unread.slice(0, NAMED).map(label).join(" | ")}${more} - click to open`;
+    if (banner) { banner.style.display = "block"; banner.textContent = text; banner.dataset.open = unread[0]; }
+    document.title = `(${unread.length}) URGENT - ${baseTitle}`;
+  }
+  function clearAlert() {
+    unread = [];
+    const banner = document.getElementById("urgent-banner");
+    if (banner) { banner.style.display = "none"; banner.dataset.open = ""; }
+    document.title = baseTitle;
+  }
   function alertUrgent(ids) {
     const fresh = ids.filter((id) => !seen.has(id));
     ids.forEach((id) => seen.add(id));
     if (fresh.length && !firstAlert) {
-      unread += fresh.length;
-      const banner = document.getElementById("urgent-banner");
-      if (banner) { banner.style.display = "block"; banner.textContent = `NEW ESI 1-2 INCIDENT (${unread})`; }
-      document.title = `(${unread}) URGENT - ${baseTitle}`;
+      unread.push(...fresh);
       beep();
     }
+    if (unread.length) showAlert();
     firstAlert = false;
   }
   function clock(total) {
@@ -46,17 +67,19 @@ _SCRIPT = """
       const waited = now - parseFloat(cell.dataset.since);
       const text = clock(waited);
       if (cell.textContent !== text) cell.textContent = text;
-      if (cell.tagName === "TD") {
-        const cls = waited >= LATE_S ? "wait-late" : waited >= WARN_S ? "wait-warn" : "wait-ok";
+      if (cell.dataset.target) {
+        const target = parseFloat(cell.dataset.target);
+        const level = waited >= target ? "wait-late" : waited >= NEAR * target ? "wait-warn" : "wait-ok";
+        const cls = cell.tagName === "TD" ? level : `wait-clock ${level}`;
         if (cell.className !== cls) cell.className = cls;
       }
     });
   }
   function render() {
-    const body = document.querySelector("#queue tbody");
-    if (!body) return;
     const slot = document.getElementById("engine-banner-slot");
     if (slot && slot.innerHTML !== model.banner) slot.innerHTML = model.banner;
+    const body = document.querySelector("#queue tbody");
+    if (!body) return;
     const queue = document.getElementById("queue");
     queue.dataset.count = String(model.order.length);
     queue.dataset.urgent = model.urgent.join(",");
@@ -125,31 +148,26 @@ _SCRIPT = """
     const refresh = document.querySelector("#dashboard-refresh");
     if (plot && refresh && plot.offsetParent !== null && !document.hidden) refresh.click();
   }, 30000);
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) { unread = 0; document.title = baseTitle; }
-  });
-  document.addEventListener("click", (event) => {
-    const banner = document.getElementById("urgent-banner");
-    if (banner && event.target === banner) { banner.style.display = "none"; unread = 0; document.title = baseTitle; }
-    const row = event.target.closest && event.target.closest("tr.incident");
-    if (!row) return;
+  function openIncident(id) {
     const box = document.querySelector("#selected-id textarea, #selected-id input");
-    if (!box) return;
-    selectedId = row.dataset.id;
+    if (!box || !id) return;
+    selectedId = id;
     render();
     box.value = selectedId;
     box.dispatchEvent(new Event("input", { bubbles: true }));
     lastReload = Date.now();
     const open = document.querySelector("#open-incident");
     if (open) open.click();
+  }
+  document.addEventListener("click", (event) => {
+    const banner = event.target.closest && event.target.closest("#urgent-banner");
+    if (banner) { const first = banner.dataset.open; clearAlert(); openIncident(first); return; }
+    const row = event.target.closest && event.target.closest("tr.incident");
+    if (row) openIncident(row.dataset.id);
   });
 })();
 </script>
 """
 
-PAGE_SCRIPT = (
-    _SCRIPT.replace("@STREAM@", STREAM_PATH)
-    .replace("@WARN_S@", str(ANSWER_TARGET_S))
-    .replace("@LATE_S@", str(PROCESS_TARGET_S))
-)
+PAGE_SCRIPT = _SCRIPT.replace("@STREAM@", STREAM_PATH).replace("@NEAR@", str(NEAR_SHARE))
 """In the console page's head (`gr.mount_gradio_app(head=...)`)."""

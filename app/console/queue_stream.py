@@ -18,9 +18,10 @@ from starlette.concurrency import run_in_threadpool
 
 from app.auth.accounts import Principal
 from app.console.render import (
+    DEFAULT_DEADLINES,
     EMPTY_QUEUE_ROW,
     QUEUE_HEAD,
-    guidance_is_down,
+    LevelDeadlines,
     render_engine_banner,
     render_intake_banner,
     render_row,
@@ -41,10 +42,9 @@ KEEPALIVE_S = 15.0
 STREAM_LIFETIME_S = 600.0
 """A stream ends after this long and the browser reconnects at once (a fresh full view; no connection held for
 ever across a restart or a proxy)."""
-QUEUE_SHELL = (
-    f'<div id="engine-banner-slot"></div><div id="queue" data-urgent="" data-count="0">{QUEUE_HEAD}</tbody></table>'
-    "</div>"
-)
+QUEUE_SHELL = f'<div id="queue" data-urgent="" data-count="0">{QUEUE_HEAD}</tbody></table></div>'
+ENGINE_BANNER_SLOT = '<div id="engine-banner-slot"></div>'
+"""Above the tabs: the page's script puts the stream's banner here, so that every tab shows it."""
 SEE_QUEUE = (Role.CALL_TAKER, Role.DISPATCHER, Role.SUPERVISOR)
 _SINCE = re.compile(r'data-since="([^"]*)"')
 
@@ -73,15 +73,15 @@ def read_view(
     engine: EngineStatusCache | None,
     now_s: float | None = None,
     over_limit: Callable[[], Mapping[str, SourceCounts]] | None = None,
+    deadlines: LevelDeadlines = DEFAULT_DEADLINES,
 ) -> QueueView:
-    """The queue now, rendered row by row (the wait cells carry the arrival time, the page counts), with the
-    sources `over_limit` names (for the supervisors' banner)."""
+    """The queue now, rendered row by row (the wait cells carry the arrival time and their level's target among
+    `deadlines`: the page counts and recolours), with the sources `over_limit` names (for the supervisors' banner)."""
     status = engine.get() if engine is not None else None
     now_s = time.time() if now_s is None else now_s
     with session_scope(database_url) as session:
         rows = open_queue(session, dt.datetime.fromtimestamp(now_s, dt.UTC))
-    down = guidance_is_down(status)
-    rendered = {row.incident_id: render_row(row, guidance_down=down, live_clock=True) for row in rows}
+    rendered = {row.incident_id: render_row(row, engine=status, live_clock=True, deadlines=deadlines) for row in rows}
     return QueueView(
         order=tuple(row.incident_id for row in rows),
         rows=rendered,

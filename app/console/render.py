@@ -9,15 +9,20 @@ from typing import Any
 
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
-from app.engine_worker.factory import TEST_MODEL_LABEL
+from app.engine_worker.builtin_models import TEST_MODEL_LABEL
 from app.intake.limits import SourceCounts
 from app.status.engine import EngineStatus
+from scheduler.policy import PolicyOptions
 
 ESI_COLOURS = {1: "#b71c1c", 2: "#e65100", 3: "#f9a825", 4: "#2e7d32", 5: "#1565c0"}
-ANSWER_TARGET_S = 15
-"""NENA call answering target."""
-PROCESS_TARGET_S = 60
-"""NFPA 1225 call processing target."""
+PROCESS_TARGET_S = 60.0
+"""NFPA 1225 call processing target: the wait target of a level the policy gives no deadline (ESI 1: strictly first)
+and of a call not classified yet."""
+NEAR_SHARE = 0.75
+"""A wait clock turns amber at this share of its level's target, red at the target."""
+LevelDeadlines = Sequence[float | None]
+"""Seconds per ESI level 1..5 (`PolicyOptions.level_deadlines_s`, `Settings.policy_level_deadlines_s`)."""
+DEFAULT_DEADLINES: LevelDeadlines = PolicyOptions().level_deadlines_s
 QUOTE_OPEN, QUOTE_CLOSE = "\u2039", "\u203a"
 """Single guillemets around the words that suggest a resource."""
 ENGINE_STATES = {
@@ -59,10 +64,17 @@ def language_badge(language: str) -> str:
     )
 
 
-def wait_class(waited_s: float) -> str:
-    if waited_s >= PROCESS_TARGET_S:
+def wait_target_s(esi_level: int | None, deadlines: LevelDeadlines = DEFAULT_DEADLINES) -> float:
+    """The wait a level's calls should not pass: its policy deadline, else `PROCESS_TARGET_S`."""
+    deadline = deadlines[esi_level - 1] if esi_level is not None else None
+    return float(deadline) if deadline is not None else PROCESS_TARGET_S
+
+
+def wait_class(waited_s: float, target_s: float = PROCESS_TARGET_S) -> str:
+    """Green under `NEAR_SHARE` of the target, amber from there, red past it (as the page's clock recolours it)."""
+    if waited_s >= target_s:
         return "wait-late"
-    if waited_s >= ANSWER_TARGET_S:
+    if waited_s >= NEAR_SHARE * target_s:
         return "wait-warn"
     return "wait-ok"
 
@@ -77,10 +89,17 @@ def clock(seconds: float) -> str:
 
 
 def render_engine_banner(status: EngineStatus | None) -> str:
-    """Above the queue while guidance is down (or starting): what is wrong and what to do; nothing while it serves
-    (or when the console cannot tell: no Redis configured)."""
-    if status is None or status.available:
+    """Above every tab while guidance is down (or starting, or written by a test model): what is wrong and what to
+    do; nothing while a real model serves (or when the console cannot tell: no Redis configured)."""
+    if status is None:
         return ""
+    if status.available:
+        if not status.test_model:
+            return ""
+        return (
+            f'<div class="engine-banner loading" role="status"><b>Guidance comes from a test model:</b> '
+            f"{TEST_MODEL_LABEL}. Read the protocol card; set a real model (TRIAGE_MODEL) for guidance.</div>"
+        )
     reason = html.escape(status.reason)
     if status.state == "loading":
         return f'<div class="engine-banner loading" role="status"><b>Guidance is starting:</b> {reason}.</div>'
@@ -109,10 +128,10 @@ def render_intake_banner(over_limit: Mapping[str, SourceCounts]) -> str:
 
 
 QUEUE_HEAD = (
-    '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>status</th>'
-    "<th>claimed by</th><th>guidance</th></tr></thead><tbody>"
+    '<table class="queue"><thead><tr><th>ESI</th><th>waiting</th><th>chief complaint</th><th>location</th>'
+    "<th>source</th><th>status</th><th>claimed by</th><th>guidance</th></tr></thead><tbody>"
 )
-EMPTY_QUEUE_ROW = '<tr class="empty-row"><td colspan="6" class="empty">No open incidents.</td></tr>'
+EMPTY_QUEUE_ROW = '<tr class="empty-row"><td colspan="8" class="empty">No open incidents.</td></tr>'
 
 
 def urgent_ids(rows: Sequence[QueueRow]) -> list[str]:
@@ -120,20 +139,40 @@ def urgent_ids(rows: Sequence[QueueRow]) -> list[str]:
     return [row.incident_id for row in rows if row.esi_level in (1, 2) and row.status == "new"]
 
 
-def render_row(row: QueueRow, selected: bool = False, guidance_down: bool = False, live_clock: bool = False) -> str:
-    """One queue row; with `live_clock`, its wait cell carries the arrival time (`data-since`, epoch seconds) so that
-    the page's clock counts it up without the server."""
+def alert_label(row: QueueRow) -> str:
+    """How the urgent alert names a call: "ESI 1 · CPR adult · 12 Main St" (its card, else its complaint; its
+    location, else its source)."""
+    what = row.card or row.chief_complaint[:40].rstrip() or "no complaint"
+    return f"ESI {row.esi_level or '?'} · {what} · {row.location or f'via {row.source}'}"
+
+
+def render_row(
+    row: QueueRow,
+    selected: bool = False,
+    engine: EngineStatus | None = None,
+    live_clock: bool = False,
+    deadlines: LevelDeadlines = DEFAULT_DEADLINES,
+) -> str:
+    """One queue row; with `live_clock`, its wait cell carries the arrival time (`data-since`, epoch seconds) and its
+    level's target (`data-target`) so that the page's clock counts it up and recolours it without the server."""
     chosen = " selected" if selected else ""
     review = review_badge(row.review_reason) if row.review_pending else ""
+    target = wait_target_s(row.esi_level, deadlines)
     since = f' data-since="{row.accepted_s:.3f}"' if live_clock else ""
+    title = f"target {clock(target)} for ESI {row.esi_level}" if row.esi_level else f"target {clock(target)}"
+    label = html.escape(alert_label(row), quote=True)
     return (
-        f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-esi="{row.esi_level or ""}">'
+        f'<tr class="incident{chosen}" data-id="{row.incident_id}" data-label="{label}" '
+        f'data-esi="{row.esi_level or ""}">'
         f"<td>{badge(row.esi_level, row.overridden)}{review}{language_badge(row.language)}</td>"
-        f'<td class="{wait_class(row.waited_s)}"{since}>{clock(row.waited_s)}</td>'
-        f"<td>{html.escape(row.chief_complaint)}{card_tag(row.card)}</td>"
+        f'<td class="{wait_class(row.waited_s, target)}" data-target="{target:g}" title="{title}"{since}>'
+        f"{clock(row.waited_s)}</td>"
+        f'<td class="complaint">{html.escape(row.chief_complaint)}{card_tag(row.card)}</td>'
+        f'<td class="location">{html.escape(row.location)}</td>'
+        f'<td class="source">{html.escape(row.source)}</td>'
         f'<td class="status">{row.status}</td>'
         f"<td>{html.escape(row.claimed_by or '')}</td>"
-        f"{guidance_cell(row.guidance_state, row.template, guidance_down)}</tr>"
+        f"{guidance_cell(row.guidance_state, row.template, engine, row.test_model)}</tr>"
     )
 
 
@@ -179,15 +218,19 @@ def guidance_is_down(engine: EngineStatus | None) -> bool:
     return engine is not None and not engine.available and engine.state != "loading"
 
 
-def render_queue(rows: Sequence[QueueRow], selected: str = "", engine: EngineStatus | None = None) -> str:
+def render_queue(
+    rows: Sequence[QueueRow],
+    selected: str = "",
+    engine: EngineStatus | None = None,
+    deadlines: LevelDeadlines = DEFAULT_DEADLINES,
+) -> str:
     """The queue table, under the engine banner; each row carries its incident id (a click selects it) and the
     urgent ones are listed for the page's alert script."""
-    down = guidance_is_down(engine)
     lines = [
         render_engine_banner(engine),
         f'<div id="queue" data-urgent="{",".join(urgent_ids(rows))}" data-count="{len(rows)}">',
         QUEUE_HEAD,
-        *(render_row(row, row.incident_id == selected, down) for row in rows),
+        *(render_row(row, row.incident_id == selected, engine, deadlines=deadlines) for row in rows),
     ]
     if not rows:
         lines.append(EMPTY_QUEUE_ROW)
@@ -195,15 +238,34 @@ def render_queue(rows: Sequence[QueueRow], selected: str = "", engine: EngineSta
     return "".join(lines)
 
 
-def guidance_cell(guidance_state: str, template: str, guidance_down: bool = False) -> str:
-    """The queue's guidance cell: the engine's state, "template" (overload) with the kind on hover, or "guidance
-    unavailable" for a call waiting on an engine while none serves."""
+def guidance_words(guidance_state: str, engine: EngineStatus | None, test_model: bool = False) -> str:
+    """The guidance's state in words: "engine down: <why>" or "engine starting: <what>" for a call waiting on an
+    engine while none serves, "done (test model)" for a test model's, else the engine's state."""
+    if guidance_state == "queued" and engine is not None and not engine.available:
+        return f"{'engine starting' if engine.state == 'loading' else 'engine down'}: {engine.reason}"
+    words = ENGINE_STATES.get(guidance_state, guidance_state)
+    return f"{words} (test model)" if test_model and guidance_state in ("generating", "done") else words
+
+
+def guidance_cell(
+    guidance_state: str, template: str, engine: EngineStatus | None = None, test_model: bool = False
+) -> str:
+    """The queue's guidance cell: the engine's state, "template" (overload) with the kind on hover, or "engine down"
+    (the reason on hover) for a call waiting on an engine while none serves."""
     if template:
         title = html.escape(f"template guidance ({template}): the queue would have missed this call's deadline")
         return f'<td class="engine-template" title="{title}">template</td>'
-    if guidance_down and guidance_state == "queued":
-        return '<td class="engine-unavailable" title="no engine serves: see the banner">guidance unavailable</td>'
-    return f'<td class="engine-{guidance_state}">{ENGINE_STATES.get(guidance_state, guidance_state)}</td>'
+    if guidance_state == "queued" and engine is not None and not engine.available:
+        short, css = (
+            ("engine starting", "engine-loading")
+            if engine.state == "loading"
+            else ("engine down", "engine-unavailable")
+        )
+        title = html.escape(guidance_words(guidance_state, engine), quote=True)
+        return f'<td class="{css}" title="{title}">{short}</td>'
+    words = guidance_words(guidance_state, None, test_model)
+    css = "engine-test" if test_model and words.endswith("(test model)") else f"engine-{guidance_state}"
+    return f'<td class="{css}">{words}</td>'
 
 
 def _span(item: dict[str, Any]) -> tuple[int, int] | None:
@@ -260,15 +322,38 @@ def render_resources(classification: dict[str, Any]) -> str:
     return f'<p class="resources">Resources ({int(classification.get("resource_count") or 0)}): {items}</p>'
 
 
-def guidance_label(detail: dict[str, Any]) -> str:
-    """The guidance's state for the incident's head line; a template says so, with its kind and version."""
+def guidance_label(detail: dict[str, Any], engine: EngineStatus | None = None) -> str:
+    """The guidance's state for the incident's head line, in words (`guidance_words`); a template says so, with its
+    kind and version."""
     if detail.get("template"):
         kind, version = html.escape(detail["template"]), html.escape(detail.get("guidance_version") or "")
         return f'<span class="template-mark">template ({kind}, {version}): queue overloaded</span>'
-    return ENGINE_STATES.get(detail["guidance_state"], "")
+    words = html.escape(guidance_words(detail["guidance_state"], engine, bool(detail.get("test_model"))))
+    down = detail["guidance_state"] == "queued" and engine is not None and not engine.available
+    return f'<span class="guidance-state{" engine-unavailable" if down else ""}">{words}</span>'
 
 
-def render_arrival(detail: dict[str, Any]) -> str:
+def render_levels(classification: dict[str, Any], detail: dict[str, Any]) -> str:
+    """The levels in one line, the effective one last: "classifier ESI 2 · final ESI 3 (override of triage ESI 2)"."""
+    triage_level, final = classification["esi_level"], detail["esi_level"]
+    line = f"classifier ESI {classification['classifier_level']} · final ESI {final}"
+    if detail.get("override_level") is not None:
+        line += f" (override of triage ESI {triage_level})"
+    return line
+
+
+def render_closed(detail: dict[str, Any]) -> str:
+    """On a closed incident: that it is closed, how, and that only notes may be added."""
+    if detail["status"] != "closed":
+        return ""
+    disposition = next(
+        (event["after"].get("disposition") for event in reversed(detail["events"]) if event["action"] == "close"), None
+    )
+    how = f" ({html.escape(str(disposition))})" if disposition else ""
+    return f'<p class="closed-line" role="note">Closed{how}: notes only.</p>'
+
+
+def render_arrival(detail: dict[str, Any], deadlines: LevelDeadlines = DEFAULT_DEADLINES) -> str:
     """When the call arrived (the server's local time) and, while the incident is open, its wait clock (counted up by
     the page from `data-since`)."""
     accepted = detail["accepted_at"]
@@ -276,9 +361,10 @@ def render_arrival(detail: dict[str, Any]) -> str:
     if detail["status"] == "closed":
         return f'<span class="arrival">{arrived}</span>'
     waited = max(0.0, dt.datetime.now(dt.UTC).timestamp() - accepted.timestamp())
+    target = wait_target_s(detail["esi_level"], deadlines)
     return (
-        f'<span class="arrival">{arrived} · waiting <span class="wait-clock" data-since="{accepted.timestamp():.3f}">'
-        f"{clock(waited)}</span></span>"
+        f'<span class="arrival">{arrived} · waiting <span class="wait-clock {wait_class(waited, target)}" '
+        f'data-target="{target:g}" data-since="{accepted.timestamp():.3f}">{clock(waited)}</span></span>'
     )
 
 
@@ -328,8 +414,10 @@ def guidance_box_label(detail: dict[str, Any] | None) -> str:
     }.get(state, "Guidance")
 
 
-def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
-    """(message and triage, guidance, history) for one incident."""
+def render_incident(
+    detail: dict[str, Any] | None, engine: EngineStatus | None = None, deadlines: LevelDeadlines = DEFAULT_DEADLINES
+) -> tuple[str, str, str]:
+    """(message and triage, guidance, history) for one incident; its wait clock against its level's deadline."""
     if detail is None:
         return "<p>Choose an incident in the queue.</p>", "", ""
     classification = detail["classification"]
@@ -337,7 +425,9 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
     parts = [
         f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
         f"{language_badge(detail.get('language') or '')} "
-        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail)} · guidance {guidance_label(detail)}</div>",
+        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail, deadlines)} · guidance "
+        f"{guidance_label(detail, engine)}</div>",
+        render_closed(detail),
         render_card(detail.get("card")),
         render_guidance_marks(detail),
         highlight(detail["text"], classification["evidence"] if classification else []),
@@ -353,8 +443,8 @@ def render_incident(detail: dict[str, Any] | None) -> tuple[str, str, str]:
         )
         rules = ", ".join(html.escape(str(item.get("rule_id"))) for item in classification["evidence"]) or "none"
         parts.append(
-            f'<p class="triage">classifier ESI {classification["classifier_level"]} · final ESI '
-            f"{classification['esi_level']} · decision point {html.escape(classification['decision_point'])} · "
+            f'<p class="triage">{render_levels(classification, detail)} · decision point '
+            f"{html.escape(classification['decision_point'])} · "
             f"red flags: {rules}<br>{probabilities}<br>"
             f"<small>{html.escape(classification['model_version'])}</small></p>"
         )
@@ -389,14 +479,17 @@ table.queue th, table.queue td { padding: 6px 8px; border-bottom: 1px solid #ddd
 table.queue tr.incident { cursor: pointer; }
 table.queue tr.incident:hover { background: #f3f6ff; }
 table.queue tr.selected { outline: 2px solid #1565c0; }
-.wait-ok { color: #2e7d32; font-variant-numeric: tabular-nums; }
-.wait-warn { color: #e65100; font-weight: 700; font-variant-numeric: tabular-nums; }
+.wait-ok { color: #1b5e20; background: #c8e6c9; font-weight: 700; font-variant-numeric: tabular-nums; }
+.wait-warn { color: #3e2723; background: #ffb300; font-weight: 700; font-variant-numeric: tabular-nums; }
 .wait-late { color: #fff; background: #b71c1c; font-weight: 700; font-variant-numeric: tabular-nums; }
+table.queue td.complaint { min-width: 18em; }
+table.queue td.source, table.queue td.status, table.queue th { white-space: nowrap; }
+table.queue td.location { min-width: 7em; }
 .message { white-space: pre-wrap; font-size: 16px; padding: 8px; background: #fafafa; border-left: 4px solid #1565c0; }
 .message mark { background: #ffcdd2; padding: 0 2px; }
 table.events td.reason { white-space: pre-wrap; min-width: 12em; }
 .arrival { color: #333; }
-.wait-clock { font-variant-numeric: tabular-nums; font-weight: 700; }
+.wait-clock { font-variant-numeric: tabular-nums; font-weight: 700; padding: 0 4px; border-radius: 4px; }
 a.download-button { display: inline-block; padding: 8px 16px; background: #1565c0; color: #fff !important;
   border-radius: 6px; text-decoration: none; font-weight: 600; }
 #urgent-banner { display: none; background: #b71c1c; color: #fff; font-weight: 700; padding: 8px; }
@@ -405,6 +498,11 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .engine-banner.loading { color: #4e342e; background: #ffe0b2; }
 .engine-banner.intake { color: #fff; background: #6a1b9a; }
 .engine-unavailable { color: #c62828; font-weight: 700; }
+.engine-loading { color: #e65100; font-weight: 700; }
+.engine-test { color: #4e342e; background: #ffe0b2; font-weight: 700; padding: 1px 6px; border-radius: 6px; }
+.closed-line { color: #fff; background: #455a64; font-weight: 700; padding: 4px 8px; border-radius: 6px; }
+#urgent-banner { cursor: pointer; }
+#urgent-alert:not(:has(#urgent-banner[style*="block"])), #engine-banner:not(:has(.engine-banner)) { display: none; }
 .card-tag { color: #fff; background: #1b5e20; font-weight: 700; padding: 1px 8px; border-radius: 8px; margin-left: 6px;
   white-space: nowrap; }
 .protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }

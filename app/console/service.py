@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
 from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
-from app.engine_worker.factory import is_test_model
+from app.engine_worker.builtin_models import is_test_model
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_label, card_view
 from app.guidance.templates import TEMPLATE_ENGINE
@@ -64,6 +64,11 @@ class QueueRow:
     """The call's language as triage read it (empty until classified)."""
     card: str = ""
     """The protocol card's short name ("CPR adult"), empty when no card applies."""
+    location: str = ""
+    source: str = ""
+    """The intake source that sent it ("cad", "console", ...)."""
+    test_model: bool = False
+    """Its guidance is a test model's (never real)."""
 
 
 def template_kind(guidance_model: str | None) -> str:
@@ -99,9 +104,39 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
             accepted_s=incident.accepted_at.timestamp(),
             language=incident.language or "",
             card=card_label(incident.card_id) if incident.card_id else "",
+            location=incident.location or "",
+            source=incident.source,
+            test_model=is_test_model(guidance_model),
         )
         for incident, claimer, guidance_model in rows
     ]
+
+
+def queue_place(session: Session, incident_id: str) -> tuple[int, int] | None:
+    """A classified open incident's (ESI level, place in the queue from 1) in `open_queue`'s order; None while it
+    is not classified (or closed)."""
+    incident = session.get(Incident, incident_id)
+    if incident is None or incident.esi_level is None or incident.status == IncidentStatus.CLOSED:
+        return None
+    ahead = session.scalar(
+        select(func.count())
+        .select_from(Incident)
+        .where(
+            Incident.status != IncidentStatus.CLOSED.value,
+            Incident.esi_level.is_not(None),
+            or_(
+                Incident.esi_level < incident.esi_level,
+                and_(Incident.esi_level == incident.esi_level, Incident.accepted_at < incident.accepted_at),
+            ),
+        )
+    )
+    return incident.esi_level, int(ahead or 0) + 1
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None:
@@ -132,6 +167,9 @@ def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None
         "test_model": incident.guidance is not None and is_test_model(incident.guidance.model),
         "events": events,
         "user_names": user_names(session, claimed_by_ids(events)),
+        "claimer": user_names(session, {incident.claimed_by}).get(incident.claimed_by, "")
+        if incident.claimed_by
+        else "",
     }
 
 

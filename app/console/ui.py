@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -31,7 +32,7 @@ from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
 from app.console.history import action_choices
 from app.console.page_script import PAGE_SCRIPT
-from app.console.queue_stream import QUEUE_SHELL, TICK_S, add_queue_stream, read_view
+from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
 from app.console.render import CSS, guidance_box_label, render_incident
 from app.console.service import (
     DISPATCH_ROLES,
@@ -46,7 +47,9 @@ from app.console.service import (
     mark_card_step,
     mark_dispatched,
     new_message,
+    ordinal,
     override,
+    queue_place,
     require,
     switch_card,
 )
@@ -86,7 +89,8 @@ LOGOUT_PAGE = """<!doctype html><html><head><title>Sign out - triage-dispatch</t
 <button type="submit" id="sign-out">Sign out</button></form></body></html>"""
 SIGN_OUT_FORM = (
     '<form method="post" action="/logout" style="display:inline">'
-    '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0">Sign out</button></form>'
+    '<button type="submit" id="sign-out" style="text-decoration:underline;color:#1565c0;background:none;border:0;'
+    'padding:0;font:inherit;cursor:pointer">Sign out</button></form>'
 )
 
 CONSOLE_MAX_UPLOAD_BYTES = 0
@@ -126,11 +130,13 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     _add_export_route(app, exports, current)
     _refuse_uploads(app)
     over_limit = functools.partial(app.state.source_limits.over_limit, tuple(settings.webhook_secrets))
-    view = functools.partial(read_view, settings.database_url, engine, over_limit=over_limit)
+    view = functools.partial(
+        read_view, settings.database_url, engine, over_limit=over_limit, deadlines=settings.policy_level_deadlines_s
+    )
     add_queue_stream(app, SharedValue(view, TICK_S), current)
     gr.mount_gradio_app(
         app,
-        build_console(settings, exports),
+        build_console(settings, exports, engine),
         path="/console",
         auth_dependency=auth_dependency,
         blocked_paths=[str(exports.directory)],
@@ -235,9 +241,11 @@ def engine_status_cache(settings: Settings) -> EngineStatusCache | None:
     )
 
 
-def build_console(settings: Settings, exports: ExportStore | None = None) -> gr.Blocks:
+def build_console(
+    settings: Settings, exports: ExportStore | None = None, engine: EngineStatusCache | None = None
+) -> gr.Blocks:
     """The console's Blocks; every handler finds the user from the session and checks the role itself."""
-    handlers = _Handlers(settings, exports or ExportStore())
+    handlers = _Handlers(settings, exports or ExportStore(), engine)
     with gr.Blocks(title="triage-dispatch console") as blocks:
         view = _layout()
         _wire(blocks, view, handlers)
@@ -256,15 +264,19 @@ ACTION_DONE = {
     "close": "Closed.",
     "note": "Note added.",
 }
+TRIAGE_WAIT_S = 10.0
+"""How long the new-message confirmation waits for triage to give the typed call its level and place."""
+TRIAGE_POLL_S = 0.25
 
 
 class _Handlers:
     """The console's event handlers (their names are the Gradio API names); each checks the user's role itself."""
 
-    def __init__(self, settings: Settings, exports: ExportStore) -> None:
+    def __init__(self, settings: Settings, exports: ExportStore, engine: EngineStatusCache | None = None) -> None:
         self.settings = settings
         self.url = settings.database_url
         self.exports = exports
+        self.engine = engine
 
     def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -288,18 +300,39 @@ class _Handlers:
             gr.update(visible=can_dispatch),
         )
 
-    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[str, Any, str]:
-        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
+        """The incident's view, guidance and history, and the actions its state allows this user."""
+        who = require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
         with session_scope(self.url) as session:
             detail = incident_detail(session, selected) if selected else None
-        view, guidance, history = render_incident(detail)
-        return view, gr.update(value=guidance, label=guidance_box_label(detail)), history
+        engine = self.engine.get() if self.engine is not None else None
+        view, guidance, history = render_incident(detail, engine, self.settings.policy_level_deadlines_s)
+        return (
+            view,
+            gr.update(value=guidance, label=guidance_box_label(detail)),
+            history,
+            *action_visibility(detail, who),
+        )
 
-    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, str, Any, str]:
+    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
         view = self.refresh_incident(selected, request)
         return gr.Tabs(selected="incident"), *view
 
     def act(
+        self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
+    ) -> tuple[str, Any, Any, Any]:
+        """Do the action; (the result, then the note, override reason and level: cleared once used, else kept)."""
+        keep = gr.update()
+        result = self.act_once(action, selected, level, reason, disposition, note, request)
+        if result.startswith("**Refused:**"):
+            return result, keep, keep, keep
+        if action == "note":
+            return result, "", keep, keep
+        if action == "override":
+            return result, keep, "", None
+        return result, keep, keep, keep
+
+    def act_once(
         self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
     ) -> str:
         who = self.principal(request)
@@ -337,16 +370,33 @@ class _Handlers:
         except (ForbiddenError, ActionError) as error:
             return f"**Refused:** {error}"
 
-    def new_message(self, text: str, caller: str, location: str, request: gr.Request) -> tuple[str, Any, Any, Any]:
-        """Store a typed call; once accepted the form is cleared (a call is not entered twice), else kept."""
+    def new_message(
+        self, text: str, caller: str, location: str, request: gr.Request
+    ) -> Iterator[tuple[str, Any, Any, Any]]:
+        """Store a typed call; once accepted the form is cleared (a call is not entered twice), else kept. The
+        confirmation then names the level triage gave it and its place in the queue ("Accepted: ESI 1, 3rd in
+        queue")."""
         try:
             with session_scope(self.url) as session:
                 incident_id = new_message(session, self.principal(request), text, caller, location)
         except ActionError as error:
-            return f"**Refused:** {error}", gr.update(), gr.update(), gr.update()
+            yield f"**Refused:** {error}", gr.update(), gr.update(), gr.update()
+            return
         if self.settings.redis_url is not None:
             try_hand_over(incident_id, text)
-        return f"Accepted: incident {incident_id}. The form is ready for the next call.", "", "", ""
+        short = incident_id[:8]
+        yield f"Accepted: incident {short}, triage running. The form is ready for the next call.", "", "", ""
+        keep = gr.update()
+        deadline = time.monotonic() + TRIAGE_WAIT_S
+        while time.monotonic() < deadline:
+            with session_scope(self.url) as session:
+                place = queue_place(session, incident_id)
+            if place is not None:
+                esi_level, number = place
+                yield f"Accepted: ESI {esi_level}, {ordinal(number)} in queue (incident {short}).", keep, keep, keep
+                return
+            time.sleep(TRIAGE_POLL_S)
+        yield f"Accepted: incident {short}; triage has not answered yet: see the queue.", keep, keep, keep
 
     def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any]:
         """The dashboard, drawn again only when what it shows changed since this console's last one (`shown`, its
@@ -401,6 +451,7 @@ class _View:
     override_button: gr.Button
     disposition: gr.Dropdown
     close_button: gr.Button
+    card_step_row: gr.Row
     card_step: gr.Number
     step_done_button: gr.Button
     step_undo_button: gr.Button
@@ -433,8 +484,9 @@ class _View:
 def _layout() -> _View:
     """The console's components, created (inside the Blocks) in the order Gradio numbers them."""
     view = _View()
-    gr.HTML('<div id="urgent-banner" title="click to acknowledge"></div>')
+    gr.HTML('<div id="urgent-banner" title="click to open the first call"></div>', elem_id="urgent-alert")
     view.who = gr.HTML(elem_id="whoami")
+    gr.HTML(ENGINE_BANNER_SLOT, elem_id="engine-banner")  # the page's script fills it: above every tab
     view.selected = gr.Textbox(elem_id="selected-id", visible="hidden")
     view.open_button = gr.Button("open", elem_id="open-incident", visible="hidden")
     view.reload_button = gr.Button("reload", elem_id="reload-incident", visible="hidden")
@@ -465,13 +517,14 @@ def _incident_tab(view: _View) -> None:
             view.incident_html = gr.HTML(elem_id="incident-view")
             view.guidance = gr.Textbox(label="Guidance", lines=12, interactive=False, elem_id="guidance")
         with gr.Column(scale=2):
+            view.result = gr.Markdown(elem_id="action-result")  # above the buttons: seen where one clicked
             with gr.Group(visible=False) as view.dispatch_actions:
                 with gr.Row():
-                    view.claim_button = gr.Button("Claim", elem_id="claim")
-                    view.dispatch_button = gr.Button("Mark dispatched", elem_id="dispatch")
+                    view.claim_button = gr.Button("Claim", variant="primary", elem_id="claim")
+                    view.dispatch_button = gr.Button("Mark dispatched", variant="primary", elem_id="dispatch")
                 view.level = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
                 view.reason = gr.Textbox(label="Reason (required)", elem_id="override-reason")
-                view.override_button = gr.Button("Override ESI", variant="primary", elem_id="override")
+                view.override_button = gr.Button("Override ESI", variant="secondary", elem_id="override")
                 view.disposition = gr.Dropdown(
                     list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
                 )
@@ -479,7 +532,6 @@ def _incident_tab(view: _View) -> None:
                 _card_actions(view)
             view.note = gr.Textbox(label="Note", elem_id="note")
             view.note_button = gr.Button("Add note", elem_id="add-note")
-            view.result = gr.Markdown(elem_id="action-result")
     view.history = gr.HTML(elem_id="history")
 
 
@@ -495,8 +547,8 @@ def card_choices() -> list[tuple[str, str]]:
 
 def _card_actions(view: _View) -> None:
     """Mark a card step done (or not), switch the card (a reason is required)."""
-    with gr.Row():
-        view.card_step = gr.Number(label="Card step", precision=0, minimum=1, elem_id="card-step")
+    with gr.Row() as view.card_step_row:
+        view.card_step = gr.Number(label="Card step", value=None, precision=0, minimum=1, elem_id="card-step")
         view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
         view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
     view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
@@ -527,7 +579,15 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     v, h = view, handlers
     # The queue is pushed by the server (`app.console.queue_stream`, the page's script); the open incident is
     # reloaded when the page sees it change. Nothing polls.
-    incident_outputs = [v.incident_html, v.guidance, v.history]
+    incident_outputs = [
+        v.incident_html,
+        v.guidance,
+        v.history,
+        v.dispatch_actions,
+        v.claim_button,
+        v.dispatch_button,
+        v.card_step_row,
+    ]
     v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
     for button, action in (
@@ -540,9 +600,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
         button.click(
             _bind(h.act, action),
             inputs=[v.selected, v.level, v.reason, v.disposition, v.note],
-            outputs=[v.result],
+            outputs=[v.result, v.note, v.reason, v.level],
             api_name=f"action_{action}",
-        )
+        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     for button, action in (
         (v.step_done_button, "step_done"),
         (v.step_undo_button, "step_undo"),
@@ -565,9 +625,28 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
 
 
+def action_visibility(detail: dict[str, Any] | None, who: Principal) -> tuple[Any, Any, Any, Any]:
+    """Which dispatch actions the incident's state allows (the dispatch group, Claim, Mark dispatched, the card's
+    steps): none on a closed incident (notes only), no Claim on one this user holds, no Mark dispatched on a
+    dispatched one, no card steps without a card."""
+    may_dispatch = who.role in DISPATCH_ROLES
+    if detail is None:
+        return gr.update(visible=may_dispatch), gr.update(visible=True), gr.update(visible=True), gr.update()
+    status = detail["status"]
+    held = status != "new" and detail.get("claimer") == who.name
+    return (
+        gr.update(visible=may_dispatch and status != "closed"),
+        gr.update(visible=not held),
+        gr.update(visible=status != "dispatched"),
+        gr.update(visible=detail.get("card") is not None),
+    )
+
+
 def _bind(act: Any, action: str) -> Any:
-    def handler(selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request) -> str:
-        result: str = act(action, selected, level, reason, disposition, note, request)
+    def handler(
+        selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
+    ) -> tuple[str, Any, Any, Any]:
+        result: tuple[str, Any, Any, Any] = act(action, selected, level, reason, disposition, note, request)
         return result
 
     handler.__name__ = f"action_{action}"

@@ -6,20 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.engine_worker.builtin_models import BUILTIN_TINY
 from app.engine_worker.cost_model import configured_cost_model
 from app.settings import DATA_DIR, Settings
 from scheduler.engines.base import Engine
-
-BUILTIN_TINY = "builtin:tiny-llama"
-"""A tiny random-weight Llama built locally: for offline smoke runs and tests (its guidance is gibberish)."""
-TEST_MODELS = frozenset({BUILTIN_TINY, "tiny-llama"})
-"""Model names whose guidance is never real: the built-in tiny Llama (as named in settings, or by its directory)."""
-TEST_MODEL_LABEL = "test model: not real guidance"
-
-
-def is_test_model(name: str | None) -> bool:
-    """Whether guidance from the model `name` is a test model's (labelled TEST_MODEL_LABEL wherever it is shown)."""
-    return name in TEST_MODELS
 
 
 def resolve_model(name: str) -> str:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.engine_worker.builtin_models import BUILTIN_TINY
 from app.engine_worker.cost_model import measure_cost_model
-from app.engine_worker.factory import BUILTIN_TINY, build_engine, load_tokenizer, resolve_model, serving_positions
+from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
 from app.settings import Settings
 from scheduler.engines.base import Engine
 
@@ -83,10 +84,13 @@ async def start_engine(
 ) -> StartedEngine:
     """Start the engine, trying again after each failure (`backoff_s`) until it starts or the task is cancelled;
     meanwhile `publish` gets the state every `STATE_EVERY_S`: loading, or unavailable with the reason."""
-    attempt = 0
+    attempt, reason = 0, ""
     while True:
         attempt += 1
-        state = {"ok": False, "state": "loading", "detail": f"loading model {settings.model}", "attempt": attempt}
+        state: dict[str, Any] = {"ok": False, "state": "loading", "detail": f"loading model {settings.model}"}
+        if reason:  # a retry stays "unavailable" with the last failure: no amber "starting" flash every attempt
+            state = {"ok": False, "state": "unavailable", "detail": f"{reason}; trying again (attempt {attempt})"}
+        state["attempt"] = attempt
         starting = asyncio.ensure_future(_start_once(settings))
         try:
             while not starting.done():

@@ -81,12 +81,15 @@ def valid_esi_level(esi_level: object) -> int:
 
 
 def claim(session: Session, incident_id: str, actor: Principal | None) -> Incident:
-    """The actor takes the incident (a new one becomes claimed)."""
+    """The actor takes the incident (a new one becomes claimed); claiming one the actor holds already changes nothing
+    and records nothing."""
     who = authorize(actor, "claim")
     incident = _open_incident(session, incident_id)
     user = session.scalar(select(User).where(User.name == who.name, User.active.is_(True)))
     if user is None:
         raise ForbiddenError(f"{who.name} has no user account and may not claim incidents")
+    if incident.claimed_by == user.id and incident.status != IncidentStatus.NEW:
+        return incident
     before = {"status": incident.status, "claimed_by": incident.claimed_by}
     incident.claimed_by = user.id
     if incident.status == IncidentStatus.NEW:
@@ -115,9 +118,11 @@ def override(session: Session, incident_id: str, actor: Principal | None, esi_le
 
 
 def dispatch(session: Session, incident_id: str, actor: Principal | None) -> Incident:
-    """Mark the incident dispatched."""
+    """Mark the incident dispatched; marking a dispatched one again changes nothing and records nothing."""
     who = authorize(actor, "dispatch")
     incident = _open_incident(session, incident_id)
+    if incident.status == IncidentStatus.DISPATCHED:
+        return incident
     before = {"status": incident.status}
     incident.status = IncidentStatus.DISPATCHED.value
     _event(session, incident, who, "dispatch", before, {"status": incident.status})

@@ -31,6 +31,7 @@ from app.db.models import (
 from app.db.session import session_scope
 from app.engine_worker.cost_model import scoring_cost_model
 from app.guidance.incident_card import assign_from_triage
+from app.incidents.complaint import complaint_from_evidence, first_sentence
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
 from app.redis.queueing import handed
@@ -70,7 +71,7 @@ def store_message(
         text=message.text,
         received_at=message.received_at,
         accepted_at=utcnow(),
-        chief_complaint=chief_complaint(message.text),
+        chief_complaint=first_sentence(message.text),
     )
     session.add(incident)
     try:
@@ -91,15 +92,6 @@ def store_message(
         )
     )
     return incident.id, False
-
-
-def chief_complaint(text: str, limit: int = 120) -> str:
-    """The message's first sentence, shortened for a queue line."""
-    first = text.strip().split("\n", 1)[0]
-    for stop in (". ", "? ", "! "):
-        if stop in first:
-            first = first.split(stop, 1)[0]
-    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def estimated_prompt_tokens(text: str) -> int:
@@ -202,6 +194,7 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
 def _record_classification(session: Session, incident: Incident, result: TriageResult) -> None:
     """Store a classification, set the incident's levels, review flag and protocol card (an override made meanwhile
     wins), and write the audit event; the caller commits."""
+    evidence = [item.to_json() for item in result.evidence]
     session.add(
         Classification(
             incident_id=incident.id,
@@ -209,7 +202,7 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
             classifier_level=result.classifier_level,
             decision_point=result.decision_point.value,
             probabilities={str(level): p for level, p in result.probabilities.items()},
-            evidence=[item.to_json() for item in result.evidence],
+            evidence=evidence,
             predicted_output_tokens=result.predicted_output_tokens,
             model_version=result.model_version,
             backend=result.backend,
@@ -228,6 +221,7 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
     incident.needs_review = result.needs_review
     incident.review_reason = result.review_reason[:255]
     incident.language = result.language.code
+    incident.chief_complaint = complaint_from_evidence(incident.text, evidence)  # the red flags, not the opening
     incident.classified_at = utcnow()
     after: dict[str, object] = {"esi_level": incident.esi_level, "model_version": result.model_version}
     if result.needs_review:

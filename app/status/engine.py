@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine_worker.builtin_models import is_test_model
 from app.redis import keys
 from app.redis.shared_value import SharedValue
 
-"""The Redis key (after the queue prefix, before the consumer) where each engine worker writes its health."""
 NO_ENGINE = "no engine worker is running: `triage-dispatch serve` starts one, `triage-dispatch engine run` runs one"
 
 
@@ -25,6 +25,8 @@ class EngineStatus:
     """serving, loading (a model being loaded), unavailable (it could not be loaded), unhealthy, or absent."""
     reason: str = ""
     engines: int = 0
+    test_model: bool = False
+    """Every serving engine runs a test model (`is_test_model`): its guidance is never real."""
 
     def to_check(self) -> str:
         """`/readyz`'s engine check."""
@@ -66,8 +68,10 @@ def engine_reports(client: Any, prefix: str) -> list[dict[str, Any]]:
 def engine_status(client: Any, prefix: str) -> EngineStatus:
     """The engines' state from their heartbeats."""
     beats = heartbeats(client, prefix)
-    if any(beat.get("ok") for beat in beats):
-        return EngineStatus(True, "serving", engines=len(beats))
+    serving = [beat for beat in beats if beat.get("ok")]
+    if serving:
+        test_model = all(is_test_model(beat.get("model")) for beat in serving)
+        return EngineStatus(True, "serving", engines=len(beats), test_model=test_model)
     if not beats:
         return EngineStatus(False, "absent", NO_ENGINE)
     for state in ("loading", "unavailable", "unhealthy"):

@@ -36,7 +36,7 @@ from app.api.schemas import (
     Timings,
 )
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
-from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
+from app.engine_worker.builtin_models import TEST_MODEL_LABEL, is_test_model
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_brief, card_view
 from app.incidents import actions as actions

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
-from app.console.render import highlight, render_queue, wait_class
+from app.console.render import highlight, render_queue, wait_class, wait_target_s
 from app.console.service import (
     ActionError,
     ForbiddenError,
@@ -64,9 +64,34 @@ def test_the_queue_is_most_urgent_first_then_arrival_with_unclassified_last(sess
     rows = open_queue(session, NOW)
     assert [row.incident_id for row in rows] == ["i3", "i1", "i0", "i4", "i2"]
     assert [row.waited_s for row in rows] == [70.0, 20.0, 100.0, 200.0, 5.0]
-    assert [wait_class(row.waited_s) for row in rows] == ["wait-late", "wait-warn", "wait-late", "wait-late", "wait-ok"]
+    # Each clock against its level's target: ESI 1 (no policy deadline) and unclassified 60 s, ESI 3 180 s, ESI 5
+    # 1200 s.
+    targets = [wait_target_s(row.esi_level) for row in rows]
+    assert targets == [60.0, 60.0, 180.0, 1200.0, 60.0]
+    assert [wait_class(row.waited_s, target) for row, target in zip(rows, targets, strict=True)] == [
+        "wait-late",
+        "wait-ok",
+        "wait-ok",
+        "wait-ok",
+        "wait-ok",
+    ]
     page = render_queue(rows, selected="i1")
     assert 'data-urgent="i3,i1"' in page and 'class="incident selected" data-id="i1"' in page
+
+
+def test_a_wait_clock_is_green_then_amber_from_75_percent_of_its_level_s_deadline_then_red_past_it() -> None:
+    deadlines = (None, 60.0, 180.0, 600.0, 1200.0)
+    assert [wait_target_s(level, deadlines) for level in (None, 1, 2, 3, 4, 5)] == [60, 60, 60, 180, 600, 1200]
+    assert [wait_class(seconds, 180.0) for seconds in (0, 134.9, 135, 179.9, 180, 900)] == [
+        "wait-ok",
+        "wait-ok",
+        "wait-warn",
+        "wait-warn",
+        "wait-late",
+        "wait-late",
+    ]
+    # The deadlines are the settings' (`TRIAGE_POLICY_LEVEL_DEADLINES_S`), not fixed in the console.
+    assert wait_target_s(3, (None, 30.0, 90.0, None, None)) == 90.0 and wait_target_s(4, (None,) * 5) == 60.0
 
 
 def test_a_call_taker_may_add_notes_but_not_claim_override_dispatch_or_close(session: Session) -> None:
@@ -172,7 +197,9 @@ def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> N
     assert guidance_cell("done", "") == '<td class="engine-done">done</td>'
     head = guidance_label({"template": "pain", "guidance_version": "templates-2026.11.1", "guidance_state": "done"})
     assert head == '<span class="template-mark">template (pain, templates-2026.11.1): queue overloaded</span>'
-    assert guidance_label({"template": "", "guidance_state": "generating"}) == "generating"
+    assert guidance_label({"template": "", "guidance_state": "generating"}) == (
+        '<span class="guidance-state">generating</span>'
+    )
 
 
 def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavailable(session: Session) -> None:
@@ -189,10 +216,14 @@ def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavail
         "&amp; cannot be downloaded. Triage and the queue keep working; calls wait for guidance until an engine serves."
         "</div>"
     )
-    assert page.count(">guidance unavailable</td>") == 1  # i3 (queued); i0 is generating, i2 still classifying
+    down_cell = (
+        '<td class="engine-unavailable" title="engine down: model m is not on this machine &amp; cannot be '
+        'downloaded">engine down</td>'
+    )
+    assert page.count(down_cell) == 1 and page.count(">engine down<") == 1  # i3 (queued); i0 is generating, i2 pending
     loading = render_queue(rows, engine=EngineStatus(False, "loading", "loading model m", 1))
     assert loading.startswith('<div class="engine-banner loading" role="status"><b>Guidance is starting:</b> loading')
-    assert ">guidance unavailable<" not in loading and '<td class="engine-queued">queued</td>' in loading
+    assert '<td class="engine-loading" title="engine starting: loading model m">engine starting</td>' in loading
     for serving in (EngineStatus(True, "serving", engines=2), None):
         assert render_queue(rows, engine=serving) == render_queue(rows)
         assert "engine-banner" not in render_queue(rows, engine=serving)

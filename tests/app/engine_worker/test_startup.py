@@ -63,7 +63,11 @@ def test_a_model_that_appears_after_a_failure_is_loaded_on_the_next_attempt(tmp_
     assert started.model_name == "tiny-llama" and started.max_positions == 1024
     kinds = [state["state"] for state in states]
     first_unavailable = kinds.index("unavailable")
-    assert kinds[0] == "loading" and kinds[-1] == "loading"
+    # The first attempt loads; the retry says it is still down, with the last failure (no "loading" flash).
+    assert kinds[0] == "loading" and set(kinds[first_unavailable:]) == {"unavailable"}
+    assert states[-1]["detail"].startswith(f"model directory {model} not found") and states[-1]["detail"].endswith(
+        "; trying again (attempt 2)"
+    )
     failed = states[first_unavailable]
     assert (failed["ok"], failed["attempt"], failed["retry_in_s"]) == (False, 1, 0.2)
     assert failed["detail"].startswith(f"model directory {model} not found")
@@ -162,3 +166,16 @@ def test_the_started_engine_runs_the_cost_model_measured_on_this_machine_or_the_
     named = Settings(engine="hf", model=str(model), engine_num_blocks=32, engine_cost_model="a100-qwen1.5-7b")
     reported, _ = asyncio.run(in_force(named))
     assert reported is not None and reported["cost_model"] == "a100-qwen1.5-7b"
+
+
+def test_the_status_says_when_every_serving_engine_runs_a_test_model(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    for beats, test_model in (
+        ([{"ok": True, "state": "serving", "model": "builtin:tiny-llama"}], True),
+        ([{"ok": True, "state": "serving", "model": "tiny-llama"}, {"ok": False, "model": "qwen"}], True),
+        ([{"ok": True, "state": "serving", "model": "tiny-llama"}, {"ok": True, "model": "qwen2.5-0.5b"}], False),
+    ):
+        prefix = f"test-model-{uuid.uuid4().hex[:8]}"
+        for index, beat in enumerate(beats):
+            client.set(f"{prefix}:{ENGINE_HEARTBEAT}:engine-{index}", json.dumps(beat), ex=60)
+        assert engine_status(client, prefix).test_model is test_model

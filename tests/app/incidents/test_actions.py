@@ -160,3 +160,23 @@ def test_roles_are_checked_by_the_actions(url: str, session: Session) -> None:
     actions.add_note(session, incident_id, CALL_TAKER, "caller rang back")
     session.commit()
     assert [event[:2] for event in history(url, incident_id)] == [("system:intake:cad", "received"), ("carl", "note")]
+
+
+def test_claiming_or_dispatching_twice_writes_no_second_empty_event(url: str, session: Session) -> None:
+    incident_id = new_incident(url, "w-twice")
+    for _ in range(2):
+        service.claim(session, DISPATCHER, incident_id)
+        session.commit()
+    for _ in range(2):
+        service.mark_dispatched(session, DISPATCHER, incident_id)
+        session.commit()
+    service.claim(session, SUPERVISOR, incident_id)  # another user taking it over is a change: recorded
+    session.commit()
+    events = history(url, incident_id)
+    assert [(actor, action) for actor, action, *_ in events] == [
+        ("system:intake:cad", "received"),
+        ("dana", "claim"),
+        ("dana", "dispatch"),
+        ("sue", "claim"),
+    ]
+    assert events[1][2]["status"] == "new" and events[3][2]["status"] == "dispatched"
