@@ -41,7 +41,7 @@ from app.engine_worker.factory import TEST_MODEL_LABEL, is_test_model
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_view
 from app.incidents import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
-from app.overrides import propagate_override
+from app.overrides import propagate_close, propagate_override
 
 router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
 
@@ -173,12 +173,14 @@ def dispatch_incident(incident_id: str, session: SessionDep, principal: Dispatch
 
 @router.post("/{incident_id}/close", response_model=IncidentSummary, responses=REFUSED)
 def close_incident(
-    incident_id: str, payload: CloseRequest, session: SessionDep, principal: DispatcherPrincipal
+    incident_id: str, payload: CloseRequest, session: SessionDep, settings: SettingsDep, principal: DispatcherPrincipal
 ) -> IncidentSummary:
-    """Close the incident with a disposition."""
+    """Close the incident with a disposition: its guidance, if not done, is cancelled, the call leaves the heap and
+    the engine aborts it."""
     with refusals_as_statuses():
         incident = actions.close(session, incident_id, principal, payload.disposition)
-    session.commit()
+    session.commit()  # the database first: a worker that loads the incident from now on sees it closed
+    propagate_close(settings, incident_id)
     return summary(incident)
 
 
