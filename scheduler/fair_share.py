@@ -27,7 +27,7 @@ class Waiting:
 
     score: int
     member: str
-    item_id: str
+    incident_id: str
     source: str
 
     @property
@@ -73,5 +73,5 @@ def take_order(waiting: Sequence[Waiting], served: Mapping[str, int]) -> list[st
                 del groups[head]
         key = served_key(call.level, call.source)
         counts[key] = counts.get(key, 0) + 1
-        order.append(call.item_id)
+        order.append(call.incident_id)
     return order

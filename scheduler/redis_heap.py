@@ -321,7 +321,7 @@ def score_of(
 class HeapItem:
     """A queued incident as the heap keeps it."""
 
-    item_id: str
+    incident_id: str
     esi_level: int
     est_remaining_s: float
     arrival_us: int
@@ -334,7 +334,7 @@ class HeapItem:
     def from_json(cls, raw: str | bytes) -> HeapItem:
         data = json.loads(raw)
         return cls(
-            item_id=str(data["id"]),
+            incident_id=str(data["id"]),
             esi_level=int(data["esi_level"]),
             est_remaining_s=float(data["est_remaining_s"]),
             arrival_us=int(data["arrival_us"]),
@@ -372,33 +372,33 @@ class RedisSemanticHeap:
         self._take_waiting = client.register_script(_TAKE_WAITING)
         self._set_overloaded = client.register_script(_SET_OVERLOADED)
 
-    def push(self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str = "") -> bool:
+    def push(self, incident_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str = "") -> bool:
         """Queue an item from `source`; False (and no change) if it is already waiting or leased."""
-        item = self._item(item_id, esi_level, est_remaining_s, arrival_us, source)
-        return bool(self._push(keys=self.keys, args=[item_id, json.dumps(item)]))
+        item = self._item(incident_id, esi_level, est_remaining_s, arrival_us, source)
+        return bool(self._push(keys=self.keys, args=[incident_id, json.dumps(item)]))
 
     def push_leased(self, item: HeapItem, consumer: str, lease_s: float) -> bool:
         """Re-create an item under this consumer's lease (it is still serving it after Redis lost it)."""
-        data = self._item(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
+        data = self._item(item.incident_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
         data.update(consumer=consumer, deliveries=item.deliveries)
-        return bool(self._push_leased(keys=self.keys, args=[item.item_id, json.dumps(data), int(lease_s * 1000)]))
+        return bool(self._push_leased(keys=self.keys, args=[item.incident_id, json.dumps(data), int(lease_s * 1000)]))
 
     def _item(
-        self, item_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str
+        self, incident_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str
     ) -> dict[str, Any]:
-        if "|" in item_id:
-            raise ValueError("item ids may not contain '|'")
+        if "|" in incident_id:
+            raise ValueError("incident ids may not contain '|'")
         if not 0 <= arrival_us < 10**ARRIVAL_DIGITS:
             raise ValueError("arrival_us out of range")
         score, overload_score = self._scores(esi_level, est_remaining_s)
         item = {
-            "id": item_id,
+            "id": incident_id,
             "esi_level": esi_level,
             "est_remaining_s": est_remaining_s,
             "arrival_us": str(arrival_us),  # cjson keeps 14 significant digits of a number: a string keeps all
             "score": str(score),
             "overload_score": str(overload_score),
-            "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{item_id}",
+            "member": f"{arrival_us:0{ARRIVAL_DIGITS}d}|{incident_id}",
             "source": source,
             "deliveries": 0,
             "consumer": "",
@@ -417,6 +417,10 @@ class RedisSemanticHeap:
         re-scored when the mode changes, atomically. Whether it changed."""
         return bool(self._set_overloaded(keys=self.keys, args=["1" if overloaded else "0", repr(last_miss_s)]))
 
+    def overloaded(self) -> bool:
+        """Whether the overload mode holds (`set_overloaded`)."""
+        return bool(self.client.exists(self.keys[3]))
+
     def last_miss_s(self) -> float | None:
         """When the overload mode last saw a projected miss (epoch seconds); None when the mode is off."""
         raw = self.client.get(self.keys[3])
@@ -428,39 +432,39 @@ class RedisSemanticHeap:
         raw = self._pop(keys=self.keys, args=[int(lease_s * 1000), consumer, max_level])
         return HeapItem.from_json(raw) if raw else None
 
-    def ack(self, item_id: str, consumer: str) -> bool:
+    def ack(self, incident_id: str, consumer: str) -> bool:
         """Done with a leased item: it leaves the heap. False if the lease is no longer this consumer's."""
-        return bool(self._ack(keys=self.keys, args=[item_id, consumer]))
+        return bool(self._ack(keys=self.keys, args=[incident_id, consumer]))
 
-    def renew(self, item_id: str, consumer: str, lease_s: float) -> bool:
+    def renew(self, incident_id: str, consumer: str, lease_s: float) -> bool:
         """Extend a lease; False if it expired and went back to the queue (or to another consumer)."""
-        return bool(self._renew(keys=self.keys, args=[item_id, consumer, int(lease_s * 1000)]))
+        return bool(self._renew(keys=self.keys, args=[incident_id, consumer, int(lease_s * 1000)]))
 
-    def release(self, item_id: str, consumer: str, *, uncount: bool = False) -> bool:
+    def release(self, incident_id: str, consumer: str, *, uncount: bool = False) -> bool:
         """Give a leased item back to the queue at once (the consumer cannot serve it now); `uncount`: the delivery
         does not count toward the item's deliveries (it failed for a reason that is not the item's)."""
-        return bool(self._release(keys=self.keys, args=[item_id, consumer, "1" if uncount else "0"]))
+        return bool(self._release(keys=self.keys, args=[incident_id, consumer, "1" if uncount else "0"]))
 
     def requeue_expired(self) -> int:
         """Put every item whose lease expired back in the queue; how many there were."""
         return int(self._requeue(keys=self.keys, args=[]))
 
-    def override(self, item_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
+    def override(self, incident_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
         """Apply an override: 'waiting' (re-ordered now), 'leased' (the new key holds if it comes back), 'absent'."""
-        current = self.get(item_id)
+        current = self.get(incident_id)
         if current is None:
             return "absent"
         estimate = current.est_remaining_s if est_remaining_s is None else est_remaining_s
         score, overload_score = self._scores(esi_level, estimate)
-        result = self._override(keys=self.keys, args=[item_id, esi_level, score, overload_score])
+        result = self._override(keys=self.keys, args=[incident_id, esi_level, score, overload_score])
         return result.decode() if isinstance(result, bytes) else str(result)
 
-    def remove(self, item_id: str) -> bool:
-        return bool(self._remove(keys=self.keys, args=[item_id]))
+    def remove(self, incident_id: str) -> bool:
+        return bool(self._remove(keys=self.keys, args=[incident_id]))
 
-    def take_waiting(self, item_id: str) -> HeapItem | None:
+    def take_waiting(self, incident_id: str) -> HeapItem | None:
         """Remove an item that is waiting and return it; None (and no change) if it is leased or absent."""
-        raw = self._take_waiting(keys=self.keys, args=[item_id])
+        raw = self._take_waiting(keys=self.keys, args=[incident_id])
         return HeapItem.from_json(raw) if raw else None
 
     def snapshot(self) -> tuple[list[HeapItem], list[HeapItem]]:
@@ -472,16 +476,20 @@ class RedisSemanticHeap:
         pipe.hgetall(self.keys[5])
         members, leased_ids, raw_items, served = pipe.execute()
         items = {_text(key): HeapItem.from_json(raw) for key, raw in raw_items.items()}
-        waiting = [items[item_id] for item_id in _take_order(members, items, served) if item_id in items]
-        leased = [items[_text(item_id)] for item_id in leased_ids if _text(item_id) in items]
+        waiting = [items[incident_id] for incident_id in _take_order(members, items, served) if incident_id in items]
+        leased = [items[_text(incident_id)] for incident_id in leased_ids if _text(incident_id) in items]
         return waiting, leased
 
-    def get(self, item_id: str) -> HeapItem | None:
-        raw = self.client.hget(self.keys[2], item_id)
+    def get(self, incident_id: str) -> HeapItem | None:
+        raw = self.client.hget(self.keys[2], incident_id)
         return HeapItem.from_json(raw) if raw else None
 
-    def __contains__(self, item_id: object) -> bool:
-        return bool(self.client.hexists(self.keys[2], str(item_id)))
+    def __contains__(self, incident_id: object) -> bool:
+        return bool(self.client.hexists(self.keys[2], str(incident_id)))
+
+    def incident_ids(self) -> list[str]:
+        """Every incident in the heap, waiting or leased."""
+        return [_text(incident_id) for incident_id in self.client.hkeys(self.keys[2])]
 
     def waiting(self) -> int:
         return int(self.client.zcard(self.keys[0]))
@@ -496,7 +504,7 @@ class RedisSemanticHeap:
 
     def waiting_ids(self) -> list[str]:
         """Waiting ids in the order they will be taken (if nothing arrives meanwhile)."""
-        return [item.item_id for item in self.snapshot()[0]]
+        return [item.incident_id for item in self.snapshot()[0]]
 
     def depth_per_level(self) -> dict[int, int]:
         """Waiting items per ESI level."""
@@ -516,7 +524,7 @@ def _take_order(
     """The waiting ids in the order the pop takes them (`scheduler.fair_share.take_order`)."""
     waiting = []
     for member, score in members:
-        item_id = _text(member).split("|", 1)[1]
-        source = items[item_id].source if item_id in items else ""
-        waiting.append(Waiting(int(score), _text(member), item_id, source))
+        incident_id = _text(member).split("|", 1)[1]
+        source = items[incident_id].source if incident_id in items else ""
+        waiting.append(Waiting(int(score), _text(member), incident_id, source))
     return take_order(waiting, {_text(key): int(float(_text(value))) for key, value in served.items()})

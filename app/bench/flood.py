@@ -102,7 +102,7 @@ def watch_positions(heap: RedisSemanticHeap, stop: threading.Event) -> dict[str,
         waiting, _ = heap.snapshot()
         flood_waiting = sum(1 for item in waiting if item.source == "flood")
         for place, item in enumerate(waiting, start=1):
-            first_seen.setdefault(item.item_id, (place, flood_waiting))
+            first_seen.setdefault(item.incident_id, (place, flood_waiting))
         time.sleep(0.05)
     return first_seen
 

@@ -78,6 +78,12 @@ class GuidanceState(enum.StrEnum):
     GENERATING = "generating"
     DONE = "done"
     FAILED = "failed"
+    CANCELLED = "cancelled"  # the incident was closed before its guidance was done: the engine leaves it
+
+
+FINAL_GUIDANCE_STATES = (GuidanceState.DONE, GuidanceState.FAILED, GuidanceState.CANCELLED)
+"""No engine works on an incident in one of these states again (guidance_state is a plain string column: a new state
+needs no migration)."""
 
 
 class Incident(Base):

@@ -39,9 +39,13 @@ def write_guidance(
     tokens: int,
     model: str,
     prompt_version: str = GUIDANCE_PROMPT_VERSION,
-) -> None:
-    """The guidance so far (the whole text, replacing what was written before), with the prompt that asked for it."""
+) -> bool:
+    """The guidance so far (the whole text, replacing what was written before), with the prompt that asked for it.
+    False, and nothing written, when the incident was closed (its guidance cancelled) or is gone."""
     with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
+            return False
         guidance = session.get(Guidance, incident_id)
         if guidance is None:
             guidance = Guidance(incident_id=incident_id, model=model, prompt_version=prompt_version)
@@ -51,6 +55,7 @@ def write_guidance(
         guidance.model = model
         guidance.prompt_version = prompt_version
         guidance.updated_at = utcnow()
+    return True
 
 
 def record_check(database_url: str, incident_id: str, check: GuidanceCheck) -> None:
@@ -113,11 +118,12 @@ def record_finished(
     database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
 ) -> int | None:
     """The outcome of a finished incident, the incident done and its outbox entry closed, in one transaction.
-    Returns the ESI level recorded, or None when the incident is gone."""
+    Returns the ESI level recorded, or None when the incident is gone or was closed (a closed call never gets an
+    outcome with tokens)."""
     now = utcnow()
     with session_scope(database_url) as session:
         incident = session.get(Incident, incident_id)
-        if incident is None:
+        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
             return None
         total_s = (now - accepted_at).total_seconds()
         level = put_outcome(session, incident, item, served, total_s, now, replace=True)
@@ -130,11 +136,11 @@ def record_failed(
     database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
 ) -> bool:
     """The incident failed for good: its state, its outcome (unless one is recorded already) and its outbox entry
-    closed, in one transaction. False when the incident is gone."""
+    closed, in one transaction. False when the incident is gone or was closed."""
     now = utcnow()
     with session_scope(database_url) as session:
         incident = session.get(Incident, incident_id)
-        if incident is None:
+        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
             return False
         incident.guidance_state = GuidanceState.FAILED.value
         put_outcome(session, incident, item, served, (now - accepted_at).total_seconds(), now, replace=False)

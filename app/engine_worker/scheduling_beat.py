@@ -19,6 +19,8 @@ async def scheduling_beat(engine: Engine) -> dict[str, Any]:
     `{"scheduling": None, "scheduling_error": ...}` when it cannot be read (not started, the core busy or gone)."""
     try:
         scheduling = await asyncio.wait_for(engine.scheduling_in_force(), READ_BACK_TIMEOUT_S)
+    # Whatever the read-back raises (vLLM's utility call into a dead, busy or refusing engine core, a timeout), the
+    # heartbeat still goes out, saying why the scheduling is missing: deliberately broad.
     except Exception as error:
         log.warning("scheduling read-back failed: %s", error)
         return {"scheduling": None, "scheduling_error": f"{type(error).__name__}: {error}"}

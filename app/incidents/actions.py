@@ -16,7 +16,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
-from app.db.models import Incident, IncidentEvent, IncidentStatus, Role, User
+from app.db.models import (
+    FINAL_GUIDANCE_STATES,
+    GuidanceState,
+    Incident,
+    IncidentEvent,
+    IncidentStatus,
+    Role,
+    User,
+    utcnow,
+)
+from app.engine_worker.outcomes import close_outbox
 from app.guidance.cards import CardLibrary, default_library
 from app.guidance.incident_card import incident_card, set_card
 from app.incidents.overrides import record_override
@@ -130,16 +140,23 @@ def dispatch(session: Session, incident_id: str, actor: Principal | None) -> Inc
 
 
 def close(session: Session, incident_id: str, actor: Principal | None, disposition: str) -> Incident:
-    """Close the incident with one of `DISPOSITIONS`."""
+    """Close the incident with one of `DISPOSITIONS` (a duplicate call included). Guidance not yet done is cancelled
+    and the outbox entry closed: no engine serves the call from then on. After the commit, `propagate_close` takes
+    it out of the heap and aborts it in the engine at once (the reconciler does so within a pass otherwise)."""
     who = authorize(actor, "close")
     if disposition not in DISPOSITIONS:
         raise InvalidActionError(f"choose a disposition: {', '.join(DISPOSITIONS)}")
     incident = _incident(session, incident_id)
     if incident.status == IncidentStatus.CLOSED:
         raise IncidentClosedError("the incident is already closed")
-    before = {"status": incident.status}
+    before: dict[str, Any] = {"status": incident.status}
+    after: dict[str, Any] = {"status": IncidentStatus.CLOSED.value, "disposition": disposition}
     incident.status = IncidentStatus.CLOSED.value
-    _event(session, incident, who, "close", before, {"status": incident.status, "disposition": disposition})
+    if incident.guidance_state not in FINAL_GUIDANCE_STATES:
+        before["guidance_state"] = incident.guidance_state
+        incident.guidance_state = after["guidance_state"] = GuidanceState.CANCELLED.value
+        close_outbox(session, incident.id, utcnow())
+    _event(session, incident, who, "close", before, after)
     return incident
 
 

@@ -1,6 +1,6 @@
-"""Overload in the product: while a miss is projected ESI 2 goes strictly after ESI 1 (the heap's overload mode),
-and waiting ESI 4-5 calls the queue would make miss their deadline get template guidance at once (the decisions are
-`scheduler.shedding`'s; the reconciler runs the sweep)."""
+"""Overload in the product: while a miss is projected ESI 2 goes strictly after ESI 1 (the heap's overload mode, told
+to the engines on the override channel), and waiting ESI 4-5 calls the queue would make miss their deadline get
+template guidance at once (the decisions are `scheduler.shedding`'s; the reconciler runs the sweep)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, utcnow
+import redis.exceptions
+
+from app.db.models import FINAL_GUIDANCE_STATES, Guidance, GuidanceState, Incident, IncidentEvent, utcnow
 from app.db.session import session_scope
 from app.engine_worker.outcomes import Served, close_outbox, put_outcome
 from app.guidance.templates import TEMPLATE_ENGINE, TEMPLATE_VERSION, template_guidance
+from app.redis.queueing import publish_overload
 from app.settings import Settings
 from app.status.engine import STARTING_STATES, heartbeats
 from app.status.metrics import count_engine
@@ -54,7 +57,7 @@ def project(heap: RedisSemanticHeap, now: dt.datetime) -> QueueProjection:
     waiting, leased = heap.snapshot()
     now_us = now.timestamp() * 1_000_000
     calls = [
-        WaitingCall(item.item_id, item.esi_level, item.est_remaining_s, max(0.0, (now_us - item.arrival_us) / 1e6))
+        WaitingCall(item.incident_id, item.esi_level, item.est_remaining_s, max(0.0, (now_us - item.arrival_us) / 1e6))
         for item in waiting
     ]
     # A leased call's estimate is its whole work: what it still owes is less, so the projection errs on the side
@@ -72,6 +75,7 @@ def update_overload_mode(settings: Settings, heap: RedisSemanticHeap, queue: Que
     holds = overloaded(missing, last_miss_s, now_s, settings.overload_calm_s)
     if heap.set_overloaded(holds, last_miss_s or now_s):
         log.warning("overload mode %s", "on: ESI 2 served strictly after ESI 1" if holds else "off")
+        publish_overload(heap.client, heap.prefix, holds)  # the engines' schedulers switch at their next step
     return holds
 
 
@@ -96,17 +100,17 @@ def shed_overdue(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime |
         try:
             written, put_back_level = write_template_guidance(settings, item, decision, now)
         except Exception:
-            heap.push(item.item_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
+            heap.push(item.incident_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
             raise
         if written:
-            shed.append(item.item_id)
+            shed.append(item.incident_id)
         elif put_back_level is not None:
-            heap.push(item.item_id, put_back_level, item.est_remaining_s, item.arrival_us, item.source)
+            heap.push(item.incident_id, put_back_level, item.est_remaining_s, item.arrival_us, item.source)
     if shed:
         log.warning("overload: %d call(s) of ESI %d-5 given template guidance", len(shed), settings.shed_min_level)
         try:
             count_engine(heap.client, heap.prefix, shed=len(shed))
-        except Exception as error:
+        except redis.exceptions.RedisError as error:
             log.warning("metrics not recorded: %s", error)
     return shed
 
@@ -118,8 +122,8 @@ def write_template_guidance(
     event, in one transaction. Returns whether it was written and, when not, the level to put the call back in the
     heap at (None: finished meanwhile or gone, nothing to put back; a level: overridden to one never shed)."""
     with session_scope(settings.database_url) as session:
-        incident = session.get(Incident, item.item_id)
-        if incident is None or incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
+        incident = session.get(Incident, item.incident_id)
+        if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
             return False, None
         level = incident.esi_level or item.esi_level
         if not settings.shedding_options.may_shed(level):

@@ -16,11 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.db.models import (
+    FINAL_GUIDANCE_STATES,
     Classification,
     GuidanceState,
     Incident,
@@ -34,7 +37,7 @@ from app.guidance.incident_card import assign_from_triage
 from app.incidents.complaint import complaint_from_evidence, first_sentence
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
-from app.redis.queueing import handed
+from app.redis.queueing import handed, publish_closed
 from app.settings import Settings, get_settings
 from scheduler.cost_model import estimate_remaining_s
 from scheduler.redis_heap import RedisSemanticHeap
@@ -162,7 +165,7 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
         if incident is None:
             log.warning("classify: incident %s does not exist", incident_id)
             return "missing"
-        if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED):
+        if incident.guidance_state in FINAL_GUIDANCE_STATES:
             return "finished"
         # With the llm backend a classification is recorded under the prompt's version too (or the trained
         # model's when the llm fell back): either means this model has classified the incident.
@@ -271,7 +274,7 @@ def reconcile(
         for outbox in to_publish:
             try:
                 publish(outbox.incident_id)
-            except Exception as error:  # the broker is away: the next pass tries again
+            except (OSError, KombuError, RedisError) as error:  # the broker is away: the next pass tries again
                 log.warning("reconcile: cannot hand %s to the workers: %s", outbox.incident_id, error)
                 break
             outbox.published_at = now
@@ -286,7 +289,7 @@ def reconcile(
         served_since = now - dt.timedelta(seconds=settings.engine_lease_s)
         with session_scope(settings.database_url) as session:
             for incident in session.scalars(select(Incident).where(Incident.id.in_(missing))):
-                if incident.guidance_state in (GuidanceState.DONE, GuidanceState.FAILED) or incident.esi_level is None:
+                if incident.guidance_state in FINAL_GUIDANCE_STATES or incident.esi_level is None:
                     continue
                 if incident.engine_seen_at is not None and incident.engine_seen_at > served_since:
                     continue  # an engine worker is serving it (its lease will be re-created if Redis lost it)
@@ -296,6 +299,27 @@ def reconcile(
                 if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
                     counts["requeued"] += 1
     return counts
+
+
+def drop_closed(settings: Settings, heap: RedisSemanticHeap) -> list[str]:
+    """Closed incidents still in the heap (closed where nothing propagated it, or while Redis was away): taken out,
+    and the engine workers told (the one serving it aborts it); their ids."""
+    in_heap = heap.incident_ids()
+    if not in_heap:
+        return []
+    with session_scope(settings.database_url) as session:
+        closed = list(
+            session.scalars(
+                select(Incident.id).where(
+                    Incident.id.in_(in_heap), Incident.guidance_state == GuidanceState.CANCELLED.value
+                )
+            )
+        )
+    for incident_id in closed:
+        heap.remove(incident_id)
+        publish_closed(heap.client, heap.prefix, incident_id)
+        log.info("incident_closed incident_id=%s taken out of the heap by the reconciler", incident_id)
+    return closed
 
 
 def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publish: Callable[[str], Any]) -> None:
@@ -308,7 +332,9 @@ def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publi
             counts = reconcile(settings, heap, publish)
             if counts["republished"] or counts["requeued"] or counts["expired_leases"]:
                 log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
-        except Exception as error:  # Redis or the database away for a moment: try again next time
+            drop_closed(settings, heap)
+        # Redis or the database away for a moment, or anything else: the reconciler thread must outlive it.
+        except Exception as error:
             log.warning("reconcile failed: %s", error)
         try:
             shed_overdue(settings, heap)

@@ -47,7 +47,8 @@ def worker_heartbeat_pattern(prefix: str) -> str:
 
 
 def override_channel(prefix: str) -> str:
-    """`<prefix>:overrides`: the pub/sub channel carrying "<incident_id> <esi_level>" notices to the engine workers."""
+    """`<prefix>:overrides`: the pub/sub channel of notices to every engine worker, one per message:
+    `override <incident id> <ESI level>`, `closed <incident id>` and `overload on|off` (`queueing.parse_notice`)."""
     return f"{prefix}:overrides"
 
 

@@ -1,8 +1,10 @@
-"""The product's Redis: one client per URL and process, the semantic heap, override notices, hand-over marks."""
+"""The product's Redis: one client per URL and process, the semantic heap, notices to the engine workers (overrides,
+closed incidents, the overload mode), hand-over marks."""
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -57,9 +59,61 @@ def settings_heap(settings: Settings) -> RedisSemanticHeap:
     return heap_for(settings.redis_url, settings.queue_prefix, settings.scheduling_policy, settings.policy_options)
 
 
+@dataclass(frozen=True, slots=True)
+class OverrideNotice:
+    """An incident's ESI level changed: the engine worker serving it re-keys it in its engine."""
+
+    incident_id: str
+    esi_level: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedNotice:
+    """An incident was closed: the engine worker serving it aborts its request."""
+
+    incident_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class OverloadNotice:
+    """The queue entered (or left) the overload mode: the engines' schedulers serve ESI 2 strictly after ESI 1."""
+
+    overloaded: bool
+
+
+Notice = OverrideNotice | ClosedNotice | OverloadNotice
+
+
+class MalformedNoticeError(ValueError):
+    """A message on the override channel that is none of the notices (named, with the message)."""
+
+
 def publish_override(client: Any, prefix: str, incident_id: str, esi_level: int) -> None:
     """Tell every engine worker: this incident's level changed (the one serving it applies the override at once)."""
-    client.publish(keys.override_channel(prefix), f"{incident_id} {esi_level}")
+    client.publish(keys.override_channel(prefix), f"override {incident_id} {esi_level}")
+
+
+def publish_closed(client: Any, prefix: str, incident_id: str) -> None:
+    """Tell every engine worker: this incident is closed (the one serving it aborts it)."""
+    client.publish(keys.override_channel(prefix), f"closed {incident_id}")
+
+
+def publish_overload(client: Any, prefix: str, overloaded: bool) -> None:
+    """Tell every engine worker the overload mode changed (each also reads it from the heap as it beats)."""
+    client.publish(keys.override_channel(prefix), f"overload {'on' if overloaded else 'off'}")
+
+
+def parse_notice(message: str | bytes) -> Notice:
+    """The notice a message on the override channel carries; `MalformedNoticeError` for anything else."""
+    text = message.decode() if isinstance(message, bytes) else message
+    match text.split():
+        case ["override", incident_id, level] if level.isdigit():
+            return OverrideNotice(incident_id, int(level))
+        case ["closed", incident_id]:
+            return ClosedNotice(incident_id)
+        case ["overload", ("on" | "off") as mode]:
+            return OverloadNotice(mode == "on")
+    raise MalformedNoticeError(f"not a notice on the override channel: {text[:100]!r}")
 
 
 def mark_handed(client: Any, prefix: str, incident_id: str, redeliver_s: float) -> None:

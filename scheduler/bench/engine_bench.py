@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scheduler.engines.base import Engine, EngineRequest
+from scheduler.engines.profiling import profile_engine
 from scheduler.policy import ESI_LEVELS
 from scheduler.sim.metrics import percentile
 
@@ -40,6 +41,9 @@ class EngineBenchSpec:
     prompt_tokens: tuple[int, int] = (16, 48)
     answer_tokens: tuple[int, int] = (48, 160)
     """Long enough that a full batch does not free a slot every other step (guidance answers run to 256)."""
+    measure_cost_model: bool = True
+    """Time the semantic engine at start-up and run the fitted cost model, as the engine worker does
+    (`TRIAGE_ENGINE_COST_MODEL=measure`); False: the engine's starting model (`cpu-default`)."""
 
 
 def burst_workload(spec: EngineBenchSpec) -> list[EngineRequest]:
@@ -212,8 +216,11 @@ async def _run_all(
     burst = burst_workload(spec)
     run_ids = itertools.count()  # every run's requests get ids of their own (the limit shares the semantic engine)
     try:
-        for engine in engines.values():
+        for name, engine in engines.items():
             await engine.start()
+            if name == "semantic" and spec.measure_cost_model:
+                profile = await profile_engine(engine, spec.vocab_size, decode_tokens=32, repeats=2)
+                await engine.use_cost_model(profile.cost_model)
             await run_burst(engine, renamed(burst, next(run_ids)))  # warm-up, not measured: a first burst is slower
         for repeat in range(repeats):
             for name in names if repeat % 2 == 0 else list(reversed(names)):

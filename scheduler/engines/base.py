@@ -123,6 +123,16 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def health(self) -> EngineHealth: ...
 
+    overloaded: bool = False
+    """The queue's overload mode, as the engine worker last heard it (`set_overloaded`)."""
+
+    def set_overloaded(self, overloaded: bool) -> bool:
+        """Enter or leave the overload mode (`PolicyOptions.when_overloaded`: ESI 2 strictly after ESI 1); engines with
+        a scheduler of ours re-key their requests from the next step. Whether the mode changed."""
+        changed = overloaded != self.overloaded
+        self.overloaded = overloaded
+        return changed
+
     async def use_cost_model(self, cost_model: CostModel) -> None:
         """Run `cost_model` from the next step on (measured on this machine after start-up); its scheduler reports
         it back (`scheduling_in_force`). An engine without a cost model of ours refuses."""

@@ -120,7 +120,7 @@ class HFEngine(Engine):
         self._vocab_size = int(model.config.vocab_size)
         if self.config.scheduler == "semantic":
             self._expected_scheduler = make_semantic_scheduler_class(
-                self.book, self.config.cost_model, self.decisions, self.config.policy, self.config.policy_options
+                self.book, self.config.cost_model, self.decisions, self.config.policy, self.options_in_force()
             )
             self._scheduler_name = f"semantic-{next(_engine_ids)}"
             register_scheduler(self._scheduler_name, self._expected_scheduler)
@@ -311,6 +311,19 @@ class HFEngine(Engine):
             raise KeyError(f"request {request_id} is not queued or running in the engine")
         self.book.set_level(request_id, esi_level)
 
+    def options_in_force(self) -> PolicyOptions:
+        """The configured options, or (in the overload mode) those that hold while overloaded."""
+        options = self.config.policy_options
+        return options.when_overloaded() if self.overloaded else options
+
+    def set_overloaded(self, overloaded: bool) -> bool:
+        """The step scheduler keys every request with the overload mode's options from its next step (it re-keys
+        every step); a restart builds it with them too."""
+        changed = super().set_overloaded(overloaded)
+        if changed and self._expected_scheduler is not None and self.config.scheduler == "semantic":
+            self._expected_scheduler.options = self.options_in_force()
+        return changed
+
     async def use_cost_model(self, cost_model: CostModel) -> None:
         """The step scheduler's estimates use `cost_model` from its next step (a class attribute it reads each step);
         a restart builds the scheduler from the config, which carries it too."""
@@ -328,7 +341,7 @@ class HFEngine(Engine):
         running = self._expected_scheduler
         if running is not None and hasattr(running, "options"):
             return Scheduling(running.policy.name, running.options, running.cost_model).to_dict()
-        return Scheduling(self.config.policy, self.config.policy_options, self.config.cost_model).to_dict()
+        return Scheduling(self.config.policy, self.options_in_force(), self.config.cost_model).to_dict()
 
     def stats(self) -> EngineStats:
         per_level = dict.fromkeys(ESI_LEVELS, 0)

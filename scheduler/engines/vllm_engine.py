@@ -174,6 +174,13 @@ class _InFlight:
     aborted: bool = False
     running: bool = False
     """An output arrived for the current attempt (it left vLLM's waiting queue)."""
+    priority: int = 0
+    """The current attempt's priority in vLLM."""
+
+
+def _predicted_left(inflight: _InFlight) -> int:
+    """The predicted answer still to come (at least one token)."""
+    return max(1, inflight.request.predicted_output_tokens - len(inflight.tokens))
 
 
 @dataclass(slots=True)
@@ -328,11 +335,9 @@ class VLLMEngine(Engine):
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import RequestOutputKind
 
-        from scheduler.engines.vllm_scheduler import semantic_priority
-
         request = inflight.request
         prompt = [*request.prompt_token_ids, *inflight.tokens]
-        predicted_left = max(1, request.predicted_output_tokens - len(inflight.tokens))
+        predicted_left = _predicted_left(inflight)
         params = SamplingParams(
             max_tokens=request.max_new_tokens - len(inflight.tokens),
             temperature=0.0,
@@ -340,14 +345,7 @@ class VLLMEngine(Engine):
             output_kind=RequestOutputKind.DELTA,
             extra_args={"predicted_output_tokens": predicted_left},
         )
-        priority = semantic_priority(
-            inflight.esi_level,
-            len(prompt),
-            predicted_left,
-            self.config.cost_model,
-            self.config.policy,
-            self.config.policy_options,
-        )
+        priority = inflight.priority = self._priority(inflight)
         attempt_id = f"{request.request_id}#{inflight.attempts}"
         try:
             async for output in self._llm.generate(
@@ -407,6 +405,34 @@ class VLLMEngine(Engine):
             if inflight.pump is not None and not inflight.pump.done():
                 inflight.pump.cancel()
             self._inflight.pop(request_id, None)
+
+    def _priority(self, inflight: _InFlight) -> int:
+        """The priority of the request's next attempt: the policy's key of its current level and remaining work,
+        under the overload mode's options while that mode holds."""
+        from scheduler.engines.vllm_scheduler import semantic_priority
+
+        options = self.config.policy_options
+        options = options.when_overloaded() if self.overloaded else options
+        prompt_tokens = len(inflight.request.prompt_token_ids) + len(inflight.tokens)
+        return semantic_priority(
+            inflight.esi_level,
+            prompt_tokens,
+            _predicted_left(inflight),
+            self.config.cost_model,
+            self.config.policy,
+            options,
+        )
+
+    def set_overloaded(self, overloaded: bool) -> bool:
+        """New attempts take the overload mode's priorities; a request still waiting in vLLM whose priority changes
+        (an ESI 2 request, whose key moves ahead of ESI 3-5 work) is resubmitted with it, as an override is (vLLM
+        cannot re-prioritise a queued request). Running requests keep their place."""
+        changed = super().set_overloaded(overloaded)
+        if changed:
+            for inflight in list(self._inflight.values()):
+                if not inflight.running and not inflight.aborted and self._priority(inflight) != inflight.priority:
+                    self._end(inflight, _RESUBMIT)
+        return changed
 
     def _end(self, inflight: _InFlight, item: Any) -> None:
         """Stop the current attempt and put `item` after whatever it already delivered."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scheduler.cost_model import CostModel
 from scheduler.policy import Policy
@@ -147,6 +147,64 @@ def _sweep(
     return [scheduler.abort(decision.call_id) for decision in decisions], missing
 
 
+@dataclass(slots=True)
+class _Run:
+    """What a run keeps beside its scheduler: the true requests, what each has generated, the drain meter (for
+    shedding), and the outcomes so far."""
+
+    scheduler: Scheduler
+    truth: dict[str, SimRequest]
+    cost_model: CostModel
+    generated: dict[str, int] = field(default_factory=dict)
+    first_token_s: dict[str, float] = field(default_factory=dict)
+    est_at_arrival: dict[str, float] = field(default_factory=dict)
+    outcomes: list[Outcome] = field(default_factory=list)
+    meter: DrainMeter = field(default_factory=DrainMeter)
+    started: set[str] = field(default_factory=set)
+    """Requests the engine has started: in service, never shed."""
+    last_miss_s: float | None = None
+
+    def arrived(self, request_ids: Sequence[str]) -> None:
+        """Remember the estimate each new request arrived with (the drain meter counts in those)."""
+        for request_id in request_ids:
+            self.est_at_arrival[request_id] = self.scheduler.est_remaining_s(self.scheduler.requests[request_id])
+
+    def sweep(self, shedding: SimShedding, now_s: float) -> None:
+        """The reconciler's sweep: shed what `plan_shedding` picks (template guidance at once), and enter or leave
+        the overload mode."""
+        shed_requests, missing = _sweep(self.scheduler, shedding, self.meter, self.started, now_s)
+        self.last_miss_s = now_s if missing else self.last_miss_s
+        self.scheduler.set_overloaded(overloaded(missing, self.last_miss_s, now_s, shedding.calm_s))
+        for shed in shed_requests:
+            true_request = self.truth[shed.request_id]
+            self.outcomes.append(
+                Outcome(shed.request_id, true_request.esi_level, true_request.arrival_s, now_s, now_s, 1, True)
+            )
+
+    def step(self, plan: StepPlan, now_s: float) -> float:
+        """Execute one step from `now_s`, record the requests it finished; the time after it."""
+        self.started.update(plan.request_ids)
+        self.meter.in_service(now_s, len(plan.request_ids))
+        now_s += step_duration_s(plan, self.cost_model)
+        self.meter.in_service(now_s, 0)  # busy time is the steps' time
+        finishing = _sampled(plan, self.truth, self.generated, self.first_token_s, now_s)
+        for finished in self.scheduler.update_from_step(plan, finishing):
+            true_request = self.truth[finished.request_id]
+            self.meter.finished(now_s, self.est_at_arrival.pop(finished.request_id))
+            self.started.discard(finished.request_id)
+            self.outcomes.append(
+                Outcome(
+                    request_id=finished.request_id,
+                    esi_level=true_request.esi_level,
+                    arrival_s=true_request.arrival_s,
+                    first_token_s=self.first_token_s[finished.request_id],
+                    finish_s=now_s,
+                    output_tokens=self.generated[finished.request_id],
+                )
+            )
+        return now_s
+
+
 def run_requests(
     policy: Policy | str,
     requests: Sequence[SimRequest],
@@ -160,34 +218,17 @@ def run_requests(
     """Run every request to completion (or to template guidance, when shedding) under one policy."""
     scheduler = Scheduler(policy, config, cost_model)
     order = sorted(range(len(requests)), key=lambda index: (predictions[index].ready_s, index))
-    truth = {request.request_id: request for request in requests}
-    generated: dict[str, int] = {}
-    first_token_s: dict[str, float] = {}
-    est_at_arrival: dict[str, float] = {}
-    outcomes: list[Outcome] = []
-    meter = DrainMeter()
-    started: set[str] = set()
-    now_s = 0.0
-    next_sweep_s = 0.0
-    last_miss_s: float | None = None
+    run = _Run(scheduler, {request.request_id: request for request in requests}, cost_model)
+    now_s = next_sweep_s = 0.0
     next_index = 0
     for _ in range(max_steps):
         before = next_index
         next_index = _add_ready(scheduler, requests, predictions, order, next_index, now_s)
         scheduler.drain_buffer()
-        for index in order[before:next_index]:
-            request_id = requests[index].request_id
-            est_at_arrival[request_id] = scheduler.est_remaining_s(scheduler.requests[request_id])
+        run.arrived([requests[index].request_id for index in order[before:next_index]])
         if shedding is not None and now_s >= next_sweep_s:
             next_sweep_s = now_s + shedding.sweep_interval_s
-            shed_requests, missing = _sweep(scheduler, shedding, meter, started, now_s)
-            last_miss_s = now_s if missing else last_miss_s
-            scheduler.set_overloaded(overloaded(missing, last_miss_s, now_s, shedding.calm_s))
-            for shed in shed_requests:
-                true_request = truth[shed.request_id]
-                outcomes.append(
-                    Outcome(shed.request_id, true_request.esi_level, true_request.arrival_s, now_s, now_s, 1, True)
-                )
+            run.sweep(shedding, now_s)
         plan = scheduler.schedule(now_s)
         if not plan:
             if next_index < len(order):
@@ -198,25 +239,7 @@ def run_requests(
                     f"{scheduler.policy.name}: empty step with {len(scheduler.requests)} unfinished"
                 )
             break
-        started.update(plan.request_ids)
-        meter.in_service(now_s, len(plan.request_ids))
-        now_s += step_duration_s(plan, cost_model)
-        meter.in_service(now_s, 0)  # busy time is the steps' time
-        finishing = _sampled(plan, truth, generated, first_token_s, now_s)
-        for finished in scheduler.update_from_step(plan, finishing):
-            true_request = truth[finished.request_id]
-            meter.finished(now_s, est_at_arrival.pop(finished.request_id))
-            started.discard(finished.request_id)
-            outcomes.append(
-                Outcome(
-                    request_id=finished.request_id,
-                    esi_level=true_request.esi_level,
-                    arrival_s=true_request.arrival_s,
-                    first_token_s=first_token_s[finished.request_id],
-                    finish_s=now_s,
-                    output_tokens=generated[finished.request_id],
-                )
-            )
+        now_s = run.step(plan, now_s)
     else:
         raise SimulationStalledError(f"{scheduler.policy.name}: still running after {max_steps} steps")
-    return SimRun(outcomes, scheduler.stats())
+    return SimRun(run.outcomes, scheduler.stats())

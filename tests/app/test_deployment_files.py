@@ -405,7 +405,9 @@ def beat_once(settings: Settings, health: EngineHealth) -> str:
     """One heartbeat written by a real engine worker (its own consumer name and key), on an engine that reports
     `health`; the worker's consumer."""
     stats = SimpleNamespace(running=0, steps=0, mean_step_s=0.0)
-    engine = SimpleNamespace(name="vllm", health=lambda: health, stats=lambda: stats)
+    engine = SimpleNamespace(
+        name="vllm", health=lambda: health, stats=lambda: stats, overloaded=False, set_overloaded=lambda on: False
+    )
     worker = EngineWorker(settings, cast(Any, engine), tokenizer=None, model_name="Qwen/Qwen2.5-0.5B-Instruct")
     client = redis.Redis.from_url(cast(str, settings.redis_url))
 

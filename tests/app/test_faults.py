@@ -252,7 +252,9 @@ def kill_engine_worker(deployment: Deployment) -> tuple[float, list[str]]:
     items_key = RedisSemanticHeap(client, stack.env.get("TRIAGE_QUEUE_PREFIX", "triage")).keys[2]
 
     def in_engine() -> list[str]:
-        held = [item.item_id for item in map(HeapItem.from_json, client.hvals(items_key)) if item.consumer == consumer]
+        held = [
+            item.incident_id for item in map(HeapItem.from_json, client.hvals(items_key)) if item.consumer == consumer
+        ]
         with deployment.database.connect() as connection:
             query = select(Incident.id).where(Incident.id.in_(held), Incident.guidance_state.in_(IN_ENGINE))
             return list(connection.scalars(query))

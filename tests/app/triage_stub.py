@@ -73,6 +73,8 @@ class FakeHeap:
 
     def __init__(self) -> None:
         self.pushed: list[tuple[str, int]] = []
+        self.client = None
+        """No Redis: the pipeline scores calls with the configured cost model (no engine has published one)."""
 
     def push(self, incident_id: str, esi_level: int, remaining_s: float, arrival_us: int, source: str = "") -> bool:
         self.pushed.append((incident_id, esi_level))

@@ -9,8 +9,8 @@ from scheduler.fair_share import Waiting, next_call, take_order
 from scheduler.redis_heap import score_of
 
 
-def call(item_id: str, source: str, esi_level: int, est_s: float, arrival: int) -> Waiting:
-    return Waiting(score_of(esi_level, est_s), f"{arrival:020d}|{item_id}", item_id, source)
+def call(incident_id: str, source: str, esi_level: int, est_s: float, arrival: int) -> Waiting:
+    return Waiting(score_of(esi_level, est_s), f"{arrival:020d}|{incident_id}", incident_id, source)
 
 
 def test_one_source_is_taken_in_the_policys_order() -> None:
@@ -27,7 +27,7 @@ def test_sources_take_turns_within_a_level_and_the_least_served_goes_first() -> 
 
 def test_a_less_urgent_level_never_goes_first_however_little_its_source_was_served() -> None:
     calls = [call("f0", "flood", 1, 1.0, 0), call("c0", "cad", 2, 0.1, 1)]
-    assert next_call(sorted(calls), {"1|flood": 100}).item_id == "f0"
+    assert next_call(sorted(calls), {"1|flood": 100}).incident_id == "f0"
 
 
 @settings(max_examples=200, deadline=None)
@@ -46,7 +46,7 @@ def test_take_order_is_next_call_again_and_again(calls: list[tuple[int, int, str
         left.remove(chosen)
         key = f"{chosen.level}|{chosen.source}"
         counts[key] = counts.get(key, 0) + 1
-        expected.append(chosen.item_id)
+        expected.append(chosen.incident_id)
     assert take_order(waiting, served) == expected
 
 
@@ -55,6 +55,6 @@ def test_three_thousand_waiting_calls_keep_the_band_order() -> None:
         call(f"c{n}", ("cad", "flood", "pager")[n % 3], 1 + n % 5, (n * 7919 % 1000) / 10, n) for n in range(3000)
     ]
     order = take_order(waiting, {})
-    assert sorted(order) == sorted(c.item_id for c in waiting)
-    bands = [waiting[int(item_id[1:])].band for item_id in order]
+    assert sorted(order) == sorted(c.incident_id for c in waiting)
+    bands = [waiting[int(incident_id[1:])].band for incident_id in order]
     assert bands == sorted(bands)  # no band ever goes before a more urgent one

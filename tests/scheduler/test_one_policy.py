@@ -63,7 +63,7 @@ def redis_order(redis_url: str, policy: str, prefix: str) -> list[str]:
         heap.push(name, level, COST.prefill_s(prompt) + COST.decode_s(prompt, predicted), arrival)
     heap.override(*OVERRIDE)
     heap.remove(FINISHED)
-    return [item.item_id for item in iter(lambda: heap.pop_lease("test", 30.0), None)]
+    return [item.incident_id for item in iter(lambda: heap.pop_lease("test", 30.0), None)]
 
 
 def vllm_order(policy: str) -> list[str]:

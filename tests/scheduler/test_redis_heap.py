@@ -53,29 +53,29 @@ def test_it_behaves_like_the_in_memory_heap_on_the_same_operations(
     local = IndexedHeap()
     arrivals: dict[str, int] = {}
     for op, number, level, remaining_ms, arrival in ops:
-        item_id = f"inc-{number}"
+        incident_id = f"inc-{number}"
         if op == "push":
-            added = shared.push(item_id, level, remaining_ms / 1000, arrival)
-            assert added == (item_id not in local)
+            added = shared.push(incident_id, level, remaining_ms / 1000, arrival)
+            assert added == (incident_id not in local)
             if added:
-                arrivals[item_id] = arrival
-                local.push(item_id, (score_of(level, remaining_ms / 1000), arrival, item_id))  # type: ignore[arg-type]
+                arrivals[incident_id] = arrival
+                local.push(incident_id, (score_of(level, remaining_ms / 1000), arrival, incident_id))  # type: ignore[arg-type]
         elif op == "pop":
             popped = shared.pop_lease("consumer", lease_s=60)
             if not local:
                 assert popped is None
                 continue
             _, expected = local.pop()
-            assert popped is not None and popped.item_id == expected
+            assert popped is not None and popped.incident_id == expected
             assert shared.ack(expected, "consumer")
         elif op == "override":
-            where = shared.override(item_id, level, remaining_ms / 1000)
-            assert where == ("waiting" if item_id in local else "absent")
-            if item_id in local:
-                local.update(item_id, (score_of(level, remaining_ms / 1000), arrivals[item_id], item_id))  # type: ignore[arg-type]
+            where = shared.override(incident_id, level, remaining_ms / 1000)
+            assert where == ("waiting" if incident_id in local else "absent")
+            if incident_id in local:
+                local.update(incident_id, (score_of(level, remaining_ms / 1000), arrivals[incident_id], incident_id))  # type: ignore[arg-type]
         else:
-            assert shared.remove(item_id) == (item_id in local)
-            local.discard(item_id)
+            assert shared.remove(incident_id) == (incident_id in local)
+            local.discard(incident_id)
         assert shared.waiting() == len(local)
     order = []
     while local:
@@ -90,7 +90,7 @@ def test_most_urgent_first_then_least_work_then_arrival(heap: RedisSemanticHeap)
     heap.push("urgent-short-later", 1, 2.0, 4)
     assert heap.depth_per_level() == {1: 3, 2: 0, 3: 0, 4: 1, 5: 0}
     assert heap.peek_level() == 1
-    order = [heap.pop_lease("w", 60).item_id for _ in range(4)]  # type: ignore[union-attr]
+    order = [heap.pop_lease("w", 60).incident_id for _ in range(4)]  # type: ignore[union-attr]
     assert order == ["urgent-short", "urgent-short-later", "urgent-long", "routine"]
     assert heap.pop_lease("w", 60) is None
     assert heap.leased() == 4 and heap.waiting() == 0
@@ -103,7 +103,7 @@ def test_an_expired_lease_goes_back_to_the_queue_and_the_old_consumer_cannot_ack
     assert heap.push("a", 2, 1.0, 1) is False  # still leased: not queued twice
     time.sleep(0.3)
     again = heap.pop_lease("next-worker", lease_s=60)
-    assert again is not None and again.item_id == "a" and again.deliveries == 2 and again.consumer == "next-worker"
+    assert again is not None and again.incident_id == "a" and again.deliveries == 2 and again.consumer == "next-worker"
     assert heap.ack("a", "crashed-worker") is False
     assert heap.renew("a", "crashed-worker", 60) is False
     assert heap.ack("a", "next-worker") is True
@@ -115,7 +115,7 @@ def test_only_urgent_items_are_taken_when_a_level_limit_is_given(heap: RedisSema
     assert heap.pop_lease("w", 60, max_level=2) is None
     heap.push("critical", 1, 5.0, 2)
     taken = heap.pop_lease("w", 60, max_level=2)
-    assert taken is not None and taken.item_id == "critical"
+    assert taken is not None and taken.incident_id == "critical"
 
 
 def test_an_override_reorders_a_waiting_item_and_a_leased_one_returns_at_its_new_level(heap: RedisSemanticHeap) -> None:
@@ -124,7 +124,7 @@ def test_an_override_reorders_a_waiting_item_and_a_leased_one_returns_at_its_new
     assert heap.override("second", 1) == "waiting"
     assert heap.waiting_ids() == ["second", "first"]
     leased = heap.pop_lease("w", lease_s=0.2)
-    assert leased is not None and leased.item_id == "second"
+    assert leased is not None and leased.incident_id == "second"
     assert heap.override("second", 5) == "leased"
     assert heap.override("nobody", 1) == "absent"
     assert heap.release("second", "w") is True
@@ -158,7 +158,7 @@ def test_take_waiting_removes_a_waiting_item_but_never_a_leased_one(heap: RedisS
     heap.push("leased", 4, 5.0, 2)
     assert heap.pop_lease("engine", 60.0) is not None  # "leased": least work first
     taken = heap.take_waiting("waiting")
-    assert taken is not None and (taken.item_id, taken.esi_level, taken.est_remaining_s) == ("waiting", 4, 10.0)
+    assert taken is not None and (taken.incident_id, taken.esi_level, taken.est_remaining_s) == ("waiting", 4, 10.0)
     assert heap.take_waiting("leased") is None and heap.take_waiting("absent") is None
     assert heap.waiting() == 0 and heap.leased() == 1 and "leased" in heap and "waiting" not in heap
 
@@ -169,10 +169,10 @@ def test_a_snapshot_lists_the_waiting_in_the_order_they_will_be_taken_and_the_le
     heap.push("three", 3, 2.0, 3)
     heap.push("two", 2, 3.0, 4)
     leased = heap.pop_lease("engine", 60.0)
-    assert leased is not None and leased.item_id == "one"
+    assert leased is not None and leased.incident_id == "one"
     waiting, in_service = heap.snapshot()
-    assert [item.item_id for item in waiting] == heap.waiting_ids() == ["two", "three", "five"]
-    assert [(item.item_id, item.consumer) for item in in_service] == [("one", "engine")]
+    assert [item.incident_id for item in waiting] == heap.waiting_ids() == ["two", "three", "five"]
+    assert [(item.incident_id, item.consumer) for item in in_service] == [("one", "engine")]
 
 
 def test_a_release_uncounted_gives_the_delivery_back(heap: RedisSemanticHeap) -> None:
@@ -201,7 +201,7 @@ def test_the_overload_mode_rescores_the_waiting_and_scores_new_and_released_item
     heap.push("breathing-long", 2, 800.0, 3)  # pushed during the mode: by its overload score
     assert heap.waiting_ids() == ["chest-pain-long", "breathing-long", "abdominal-short"]
     leased = heap.pop_lease("w", 60)
-    assert leased is not None and leased.item_id == "chest-pain-long"
+    assert leased is not None and leased.incident_id == "chest-pain-long"
     assert heap.override("abdominal-short", 2) == "waiting"  # 100 s at ESI 2 now, strictly before 800 s
     assert heap.waiting_ids() == ["abdominal-short", "breathing-long"]
     assert heap.set_overloaded(False) is True and heap.last_miss_s() is None
@@ -225,7 +225,7 @@ def test_an_item_queued_before_the_overload_score_existed_keeps_its_score(heap: 
 def pop_all(heap: RedisSemanticHeap) -> list[str]:
     order = []
     while (item := heap.pop_lease("w", 60)) is not None:
-        order.append(item.item_id)
+        order.append(item.incident_id)
     return order
 
 
@@ -294,10 +294,10 @@ def test_the_snapshot_order_is_the_order_pops_take_with_several_sources(
         elif op == "pop":
             expected = shared.waiting_ids()
             taken = shared.pop_lease("w", 60)
-            assert (taken.item_id if taken else None) == (expected[0] if expected else None)
+            assert (taken.incident_id if taken else None) == (expected[0] if expected else None)
         else:
             _, leased = shared.snapshot()
             if leased:
-                shared.release(leased[0].item_id, "w")
+                shared.release(leased[0].incident_id, "w")
     expected = shared.waiting_ids()
     assert pop_all(shared) == expected

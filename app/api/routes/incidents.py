@@ -41,7 +41,7 @@ from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_brief, card_view
 from app.incidents import actions as actions
 from app.incidents.eido import build_eido, load_eido_source
-from app.incidents.overrides import propagate_override
+from app.incidents.overrides import propagate_close, propagate_override
 from app.incidents.queries import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
 
 router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
@@ -174,12 +174,14 @@ def dispatch_incident(incident_id: str, session: SessionDep, principal: Dispatch
 
 @router.post("/{incident_id}/close", response_model=IncidentSummary, responses=REFUSED)
 def close_incident(
-    incident_id: str, payload: CloseRequest, session: SessionDep, principal: DispatcherPrincipal
+    incident_id: str, payload: CloseRequest, session: SessionDep, settings: SettingsDep, principal: DispatcherPrincipal
 ) -> IncidentSummary:
-    """Close the incident with a disposition."""
+    """Close the incident with a disposition: its guidance, if not done, is cancelled, the call leaves the heap and
+    the engine aborts it."""
     with refusals_as_statuses():
         incident = actions.close(session, incident_id, principal, payload.disposition)
-    session.commit()
+    session.commit()  # the database first: a worker that loads the incident from now on sees it closed
+    propagate_close(settings, incident_id)
     return summary(incident)
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from app.api.main import create_app
 from app.auth.accounts import add_user, issue_token
 from app.db.migrate import upgrade
-from app.db.models import Incident, IncidentEvent
+from app.db.models import Incident, IncidentEvent, Outbox
 from app.db.session import session_scope
 from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
@@ -130,7 +130,13 @@ def test_dispatch_and_close_incident(api: Api) -> None:
     assert closed.status_code == 200 and closed.json()["status"] == "closed"
     assert api.events(incident_id)[1:] == [
         ("sue", "dispatch", {"status": "new"}, {"status": "dispatched"}, None),
-        ("dana", "close", {"status": "dispatched"}, {"status": "closed", "disposition": "treated on scene"}, None),
+        (
+            "dana",
+            "close",
+            {"status": "dispatched", "guidance_state": "pending"},
+            {"status": "closed", "disposition": "treated on scene", "guidance_state": "cancelled"},
+            None,
+        ),
     ]
     assert api.event_count() == 3
     listed = api.client.get("/v1/incidents", headers=api.tokens["dispatcher"]).json()["incidents"]
@@ -216,12 +222,31 @@ def test_actions_on_an_unknown_incident_are_404(api: Api) -> None:
     assert api.event_count() == 0
 
 
-def test_override_incident_is_propagated_to_the_heap_and_the_engines(tmp_path: Path, redis_url: str) -> None:
+def listening(tmp_path: Path, redis_url: str) -> tuple[str, str, Any]:
+    """A migrated database, a fresh queue prefix and a subscriber to its override channel."""
     url = f"sqlite:///{tmp_path / 'triage.db'}"
     upgrade(url)
     prefix = f"t-{uuid.uuid4().hex[:8]}"
     subscriber = redis_client(redis_url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
     subscriber.subscribe(override_channel(prefix))
+    return url, prefix, subscriber
+
+
+def first_notice(subscriber: Any) -> list[str]:
+    """The first message the subscriber gets within 5 s (none: []); the subscriber closed."""
+    published: list[str] = []
+    deadline = time.monotonic() + 5
+    while not published and time.monotonic() < deadline:
+        message = subscriber.get_message(timeout=0.5)
+        if message is not None:
+            data = message["data"]
+            published.append(data.decode() if isinstance(data, bytes) else data)
+    subscriber.close()
+    return published
+
+
+def test_override_incident_is_propagated_to_the_heap_and_the_engines(tmp_path: Path, redis_url: str) -> None:
+    url, prefix, subscriber = listening(tmp_path, redis_url)
     with running_api(url, Settings(database_url=url, redis_url=redis_url, queue_prefix=prefix)) as api:
         incident_id = api.new_incident()
         heap = heap_for(redis_url, prefix)
@@ -231,12 +256,23 @@ def test_override_incident_is_propagated_to_the_heap_and_the_engines(tmp_path: P
         item = heap.get(incident_id)
         assert item is not None and item.esi_level == 1
         assert api.event_count() == 2
-    published: list[str] = []
-    deadline = time.monotonic() + 5
-    while not published and time.monotonic() < deadline:
-        message = subscriber.get_message(timeout=0.5)
-        if message is not None:
-            data = message["data"]
-            published.append(data.decode() if isinstance(data, bytes) else data)
-    subscriber.close()
-    assert published == [f"{incident_id} 1"]
+    published = first_notice(subscriber)
+    assert published == [f"override {incident_id} 1"]
+
+
+def test_close_incident_takes_it_out_of_the_heap_and_tells_the_engines(tmp_path: Path, redis_url: str) -> None:
+    url, prefix, subscriber = listening(tmp_path, redis_url)
+    with running_api(url, Settings(database_url=url, redis_url=redis_url, queue_prefix=prefix)) as api:
+        incident_id = api.new_incident()
+        heap = heap_for(redis_url, prefix)
+        assert heap.push(incident_id, 3, 2.0, 1)
+        response = api.post(incident_id, "close", body={"disposition": "duplicate call"})
+        assert response.status_code == 200 and response.json()["status"] == "closed"
+        assert incident_id not in heap
+        with session_scope(url) as session:
+            incident = session.get(Incident, incident_id)
+            assert incident is not None and incident.guidance_state == "cancelled"
+            outbox = session.get(Outbox, incident_id)
+            assert outbox is not None and outbox.done_at is not None
+    published = first_notice(subscriber)
+    assert published == [f"closed {incident_id}"]

@@ -13,6 +13,7 @@ import pytest
 
 from app.db.models import Incident, Outcome
 from app.db.session import session_scope
+from app.engine_worker import loop
 from app.engine_worker.loop import MAX_DELIVERIES, EngineWorker, _Serving
 from app.redis.local import free_port
 from scheduler.engines.hf import HFEngine, HFEngineConfig
@@ -33,11 +34,11 @@ def test_a_database_outage_does_not_spend_an_incidents_deliveries(
     worker = EngineWorker(settings, engine, AutoTokenizer.from_pretrained(model), "tiny-llama")
     away = f"postgresql+psycopg://triage@127.0.0.1:{free_port()}/triage"
 
-    def load_while_the_database_is_away(incident_id: str) -> None:
+    def load_while_the_database_is_away(database_url: str, incident_id: str, *args: object) -> None:
         with session_scope(away) as session:  # a real refused connection: sqlalchemy's OperationalError
             session.get(Incident, incident_id)
 
-    monkeypatch.setattr(worker, "_load", load_while_the_database_is_away)
+    monkeypatch.setattr(loop, "load_incident", load_while_the_database_is_away)
     for _ in range(MAX_DELIVERIES):
         item = heap.pop_lease(worker.consumer, 30.0)
         assert item is not None

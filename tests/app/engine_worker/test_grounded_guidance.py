@@ -117,7 +117,7 @@ def served(settings: Settings, monkeypatch: pytest.MonkeyPatch, engine: Scripted
     heap.push(incident_id, 1, 5.0, 1)
     worker = EngineWorker(settings, engine, tokenizer, "builtin:tiny-llama")
     item = heap.pop_lease(worker.consumer, 30.0)
-    assert item is not None and item.item_id == incident_id
+    assert item is not None and item.incident_id == incident_id
     asyncio.run(worker._generate(_Serving(item)))
     return incident_id
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import itertools
 import json
@@ -14,10 +15,14 @@ from sqlalchemy import func, select
 from app.db.migrate import upgrade
 from app.db.models import Guidance, Incident, IncidentEvent, Outbox, Outcome, utcnow
 from app.db.session import session_scope
+from app.engine_worker.loop import EngineWorker
+from app.engine_worker.notices import listen_notices
 from app.guidance.templates import TEMPLATE_VERSION
 from app.incidents.overload import FALLBACK_DRAIN_RATE, SHED_ACTION, engine_drain_rate, shed_overdue
-from app.redis.keys import ENGINE_HEARTBEAT
+from app.redis.keys import ENGINE_HEARTBEAT, override_channel
+from app.redis.queueing import Notice
 from app.settings import Settings
+from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.redis_heap import RedisSemanticHeap
 
 _prefixes = itertools.count()
@@ -201,3 +206,52 @@ def test_without_shedding_or_an_overload_level_the_sweep_reads_nothing(
     queue(settings, heap, "serious", 3, 900.0, 0, "Abdominal pain since this morning")
     assert shed_overdue(settings, heap, now=NOW) == []
     assert heap.last_miss_s() is None and heap.waiting_ids() == ["urgent", "serious"]
+
+
+def test_the_overload_mode_reaches_the_engine_workers_on_the_override_channel(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    settings, heap = setup
+    settings = settings.model_copy(update={"shedding_enabled": False, "overload_calm_s": 30.0})
+    engine = HFEngine(HFEngineConfig(model_path="never-loaded"))
+    worker = EngineWorker(settings, engine, tokenizer=None, model_name="tiny-llama")
+    channel = override_channel(heap.prefix)
+
+    async def scenario() -> list[bool]:
+        heard: list[bool] = []
+
+        def handle(notice: Notice) -> None:
+            worker.handle(notice)
+            heard.append(engine.overloaded)
+
+        subscribed = asyncio.Event()
+
+        async def on_subscribed() -> None:
+            subscribed.set()
+
+        listener = asyncio.create_task(listen_notices(heap.client, channel, handle, on_subscribed))
+        await asyncio.wait_for(subscribed.wait(), 10)
+        beat(heap, "engine-a", 1.0)
+        queue(settings, heap, "urgent", 2, 400.0, 0, "Chest pain and sweating")
+        queue(settings, heap, "serious", 3, 190.0, 0, "Abdominal pain since this morning")
+        shed_overdue(settings, heap, now=NOW)  # a miss projected: on
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+        in_force = await engine.scheduling_in_force()
+        assert in_force is not None and in_force["options"]["strict_max_level"] == 2  # ESI 2 strictly after ESI 1
+        for served in ("urgent", "serious"):  # served meanwhile: no miss projected any more
+            assert heap.take_waiting(served) is not None
+        shed_overdue(settings, heap, now=NOW + dt.timedelta(seconds=30))  # calm for 30 s: off
+        for _ in range(100):
+            if len(heard) == 2:
+                break
+            await asyncio.sleep(0.05)
+        listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
+        return heard
+
+    assert asyncio.run(scenario()) == [True, False]
+    in_force = asyncio.run(engine.scheduling_in_force())
+    assert in_force is not None and in_force["options"]["strict_max_level"] == 1

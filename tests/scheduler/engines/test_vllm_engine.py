@@ -33,6 +33,7 @@ from scheduler.engines.vllm_engine import (
     cpu_threads_environment,
     engine_args,
 )
+from scheduler.policy import band_of_priority
 from scheduler.scheduling_contract import SCHEDULING_KEY, Scheduling
 
 T = TypeVar("T")
@@ -309,3 +310,26 @@ def test_a_killed_engine_core_is_restarted_and_every_request_in_flight_finishes(
     assert all(chunks[-1].finished for chunks in results.values())
     health = semantic_engine.health()
     assert health.ok and health.restarts == 1 and health.extra["scheduler"] == SEMANTIC_SCHEDULER
+
+
+def test_the_overload_mode_resubmits_only_waiting_requests_whose_priority_it_changes(model_dir: Path) -> None:
+    from scheduler.engines.vllm_engine import _RESUBMIT, _InFlight
+
+    engine = VLLMEngine(config_for(model_dir))  # not started: the decision is the adapter's, before vLLM
+    requests = {
+        "esi2-waiting": (2, False),  # its key moves ahead of ESI 3-5 work: resubmitted with the new priority
+        "esi3-waiting": (3, False),  # unchanged key: left where it is
+        "esi2-running": (2, True),  # running: keeps its place
+    }
+    for request_id, (level, running) in requests.items():
+        inflight = _InFlight(EngineRequest(request_id, (5,) * 40, level, 20, 20), level, running=running)
+        inflight.outputs = asyncio.Queue()
+        inflight.priority = engine._priority(inflight)
+        engine._inflight[request_id] = inflight
+    assert engine.set_overloaded(True) and not engine.set_overloaded(True)
+    resubmitted = {request_id for request_id, inflight in engine._inflight.items() if not inflight.outputs.empty()}
+    assert resubmitted == {"esi2-waiting"}
+    waiting = engine._inflight["esi2-waiting"]
+    assert waiting.outputs is not None and waiting.outputs.get_nowait() is _RESUBMIT
+    assert band_of_priority(engine._priority(waiting)) == 1.5  # strictly after ESI 1, before every ESI 3-5 request
+    assert engine.set_overloaded(False) and band_of_priority(engine._priority(waiting)) == 3

@@ -1,0 +1,66 @@
+"""The engine worker's reads and writes of an incident while it serves it (its outcome is `outcomes.py`'s): loaded to
+be served, its guidance state, and the mark that an engine is serving it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import update
+
+from app.db.models import FINAL_GUIDANCE_STATES, GuidanceState, Incident, utcnow
+from app.db.session import session_scope
+from app.engine_worker.prompt import GuidancePrompt
+from app.guidance.cards import Card
+from app.guidance.incident_card import grounding
+from app.guidance.prompt import GROUNDED_PROMPT_VERSION, GUIDANCE_PROMPT_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedIncident:
+    """An incident as the engine serves it: its prompt (grounded in its protocol card) and what its outcome needs."""
+
+    prompt: list[int]
+    predicted_tokens: int
+    queued_at: dt.datetime | None
+    accepted_at: dt.datetime
+    card: Card | None
+    language: str
+
+    @property
+    def prompt_version(self) -> str:
+        return GUIDANCE_PROMPT_VERSION if self.card is None else GROUNDED_PROMPT_VERSION
+
+
+def load_incident(database_url: str, incident_id: str, esi_level: int, prompt: GuidancePrompt) -> LoadedIncident | None:
+    """The incident to serve at `esi_level` (the level the heap item carries), marked prefilling and seen; None when
+    its guidance is final (done, failed, or cancelled by closing the incident) or it is gone."""
+    with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
+            return None
+        classification = incident.classifications[-1] if incident.classifications else None
+        flags = [str(item.get("rule_id")) for item in classification.evidence] if classification else []
+        card, language = grounding(incident)
+        incident.guidance_state = GuidanceState.PREFILLING.value
+        incident.engine_seen_at = utcnow()
+        ids = prompt.build(incident.text, esi_level, flags, card, language)
+        predicted = incident.predicted_output_tokens or 0
+        return LoadedIncident(ids, predicted, incident.queued_at, incident.accepted_at, card, language)
+
+
+def set_state(database_url: str, incident_id: str, state: GuidanceState) -> bool:
+    """Set the guidance state of an incident being served; False (and nothing written) when its guidance is final
+    (closed meanwhile, say) or it is gone."""
+    with session_scope(database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
+            return False
+        incident.guidance_state = state.value
+        return True
+
+
+def mark_seen(database_url: str, incident_ids: list[str]) -> None:
+    """Tell the database these incidents are being served (the reconciler leaves them alone)."""
+    with session_scope(database_url) as session:
+        session.execute(update(Incident).where(Incident.id.in_(incident_ids)).values(engine_seen_at=utcnow()))
