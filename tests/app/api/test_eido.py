@@ -191,7 +191,8 @@ def test_a_full_incident_is_a_valid_eido_with_its_acuity_guidance_and_history(
         "updatedByAgencyReference": {"$ref": AGENCY},
         "updatedByAgentReference": {"$ref": f"dana@{AGENCY}"},
         "incidentTypeCommonRegistryText": "SICK",
-        "incidentTypeInternalText": REVIEW_TEXT,  # the chief complaint: the message's first sentence
+        # the chief complaint: the clause holding the red flag (app.incidents.complaint), not the whole message
+        "incidentTypeInternalText": "Fell off a ladder, wrist swollen, chest pain now",
         "incidentStatusInternalText": ["closed", "guidance:done"],
         "incidentStatusCommonRegistryText": ["Closed"],
         "internalIncidentId": incident_id,
@@ -347,7 +348,8 @@ def test_a_close_without_a_common_code_and_an_actor_without_an_account(tmp_path:
         ("dev-open-api@psap.example.org", ["Unknown"]),
     ]
     assert document["notesComponent"][-1]["notesActionComments"] == (
-        '<p>close by dev-open-api</p><p>status: "new" → "closed"; disposition: "other"</p>'
+        '<p>close by dev-open-api</p><p>status: "new" → "closed"; guidance_state: "pending" → "cancelled"; '
+        'disposition: "other"</p>'
     )
 
 
