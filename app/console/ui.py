@@ -625,7 +625,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             api_name=f"action_{action}",
         ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     form = [v.text, v.caller, v.location]
-    v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form])
+    # No concurrency limit: the confirmation waits up to TRIAGE_WAIT_S for triage, and another console's typed call
+    # must not queue behind it (Gradio's default is one at a time per event).
+    v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form], concurrency_limit=None)
     drawn = gr.State(None)  # the signature of the dashboard this console shows
     v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn], show_progress="hidden")
     v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn])
