@@ -10,6 +10,7 @@ from typing import Any
 from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_worker.builtin_models import TEST_MODEL_LABEL
+from app.incidents.complaint import shorten
 from app.intake.limits import SourceCounts
 from app.status.engine import EngineStatus
 from scheduler.policy import PolicyOptions
@@ -20,6 +21,8 @@ PROCESS_TARGET_S = 60.0
 and of a call not classified yet."""
 NEAR_SHARE = 0.75
 """A wait clock turns amber at this share of its level's target, red at the target."""
+ALERT_COMPLAINT_LIMIT = 40
+"""The urgent alert names a call without a card by this much of its complaint."""
 LevelDeadlines = Sequence[float | None]
 """Seconds per ESI level 1..5 (`PolicyOptions.level_deadlines_s`, `Settings.policy_level_deadlines_s`)."""
 DEFAULT_DEADLINES: LevelDeadlines = PolicyOptions().level_deadlines_s
@@ -142,8 +145,9 @@ def urgent_ids(rows: Sequence[QueueRow]) -> list[str]:
 def alert_label(row: QueueRow) -> str:
     """How the urgent alert names a call: "ESI 1 · CPR adult · 12 Main St" (its card, else its complaint; its
     location, else its source)."""
-    what = row.card or row.chief_complaint[:40].rstrip() or "no complaint"
-    return f"ESI {row.esi_level or '?'} · {what} · {row.location or f'via {row.source}'}"
+    what = row.card or shorten(row.chief_complaint, ALERT_COMPLAINT_LIMIT) or "no complaint"
+    where = row.location or (f"via {row.source}" if row.source else "no location")
+    return f"ESI {row.esi_level or '?'} · {what} · {where}"
 
 
 def render_row(

@@ -323,8 +323,8 @@ class _Handlers:
     ) -> tuple[str, Any, Any, Any]:
         """Do the action; (the result, then the note, override reason and level: cleared once used, else kept)."""
         keep = gr.update()
-        result = self.act_once(action, selected, level, reason, disposition, note, request)
-        if result.startswith("**Refused:**"):
+        done, result = self.perform(action, selected, level, reason, disposition, note, request)
+        if not done:
             return result, keep, keep, keep
         if action == "note":
             return result, "", keep, keep
@@ -332,9 +332,10 @@ class _Handlers:
             return result, keep, "", None
         return result, keep, keep, keep
 
-    def act_once(
+    def perform(
         self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
-    ) -> str:
+    ) -> tuple[bool, str]:
+        """(whether it was done, what to say)."""
         who = self.principal(request)
         try:
             with session_scope(self.url) as session:
@@ -351,10 +352,10 @@ class _Handlers:
                     override(session, who, selected, esi_level, reason)
             if action == "override":  # after the commit: the heap and the engine
                 where = propagate_override(self.settings, selected, int(level))
-                return f"Overridden to ESI {int(level)}{OVERRIDE_EFFECTS.get(where, '')}."
-            return ACTION_DONE[action]
+                return True, f"Overridden to ESI {int(level)}{OVERRIDE_EFFECTS.get(where, '')}."
+            return True, ACTION_DONE[action]
         except (ForbiddenError, ActionError) as error:
-            return f"**Refused:** {error}"
+            return False, f"**Refused:** {error}"
 
     def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
         """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
@@ -615,7 +616,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             api_name=f"action_{action}",
         ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
     form = [v.text, v.caller, v.location]
-    v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form])
+    # No concurrency limit: the confirmation waits up to TRIAGE_WAIT_S for triage, and another console's typed call
+    # must not queue behind it (Gradio's default is one at a time per event).
+    v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form], concurrency_limit=None)
     drawn = gr.State(None)  # the signature of the dashboard this console shows
     v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn], show_progress="hidden")
     v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn])

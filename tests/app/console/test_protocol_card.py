@@ -70,9 +70,8 @@ def test_the_queue_row_names_the_card_beside_the_complaint(
     assert [(row.incident_id, row.card) for row in rows] == [(arrest, "CPR adult"), (ankle, "")]
     page = render_queue(rows)
     assert (
-        '<td class="complaint">He collapsed and is not breathing '
-        '<span class="card-tag" title="protocol card: read it to the caller">'
-        "CPR adult</span></td>"
+        '<td class="complaint">He collapsed and is not breathing <span class="card-tag" '
+        'title="protocol card: read it to the caller">CPR adult</span></td>'
     ) in row_html(page, arrest)
     assert "card-tag" not in row_html(page, ankle)
 

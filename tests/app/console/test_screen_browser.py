@@ -33,7 +33,7 @@ from app.intake.schemas import IntakeMessage
 from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
-from tests.app.console.test_console_browser import IMAGES, chromium_path, wait_for
+from tests.app.console.test_console_browser import IMAGES, wait_for
 from tests.app.live_server import loopback_config, serving
 from tests.app.triage_stub import FakeHeap, StubTriager, plain_result
 from triage_models.result import DecisionPoint, Evidence, TriageResult
@@ -162,14 +162,6 @@ def site(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[S
             worker.join(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
 def signed_in(browser: Any, site: Site) -> Any:
     page = browser.new_context(viewport=VIEWPORT).new_page()
     page.goto(f"{site.console}/console/")
@@ -199,6 +191,12 @@ def wait_colour(page: Any, incident_id: str) -> tuple[str, str]:
     return str(found[0]), str(found[1])
 
 
+def arrived(page: Any, incident_id: str, since: float) -> None:
+    """Wait until the page's row carries the arrival `since` (the stream sends a moved arrival within a tick)."""
+    cell = f"{row(page, incident_id)} td[data-since]"
+    wait_for(lambda: abs(float(page.get_attribute(cell, "data-since")) - since) < 0.01, what=f"{incident_id} arrival")
+
+
 def fits(page: Any) -> bool:
     """Nothing wider than the 1280-pixel window (no sideways scrolling)."""
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
@@ -208,14 +206,20 @@ def test_the_queue_shows_clocks_against_each_level_s_deadline_and_an_alert_that_
     site: Site, browser: Any
 ) -> None:
     calls = {
-        "arrest": site.store(ARREST_TEXT, "12 Main St", waited_s=70),  # ESI 1, target 60 s: red
-        "chest": site.store(CHEST_CALL, "4 Elm Road", waited_s=50),  # ESI 2, target 60 s: amber from 45 s
-        "sprain": site.store("Sprained wrist, level 3, can move fingers", waited_s=30, source="console"),  # 180 s
-        "cut": site.store("Small cut on the finger, level 4", "9 Pine Ave", waited_s=500),  # 600 s: amber from 450
-        "cough": site.store("Cough for a week, level 5", "1 Oak Lane", waited_s=1300),  # 1200 s: red
+        "arrest": site.store(ARREST_TEXT, "12 Main St"),
+        "chest": site.store(CHEST_CALL, "4 Elm Road"),
+        "sprain": site.store("Sprained wrist, level 3, can move fingers", source="console"),
+        "cut": site.store("Small cut on the finger, level 4", "9 Pine Ave"),
+        "cough": site.store("Cough for a week, level 5", "1 Oak Lane"),
     }
     page = signed_in(browser, site)
     wait_for(lambda: page.locator("#queue tr.incident").count() == 5, what="the five calls in the queue")
+    # Their arrivals set once the page shows them (a slow page load must not move a clock past its colour).
+    waits = {"arrest": 70, "chest": 48, "sprain": 30, "cut": 500, "cough": 1300}
+    # ESI 1: 60 s, red | ESI 2: 60 s, amber from 45 | ESI 3: 180 s, green | ESI 4: 600 s, amber from 450 | ESI 5: red
+    arrivals = {name: site.backdate(calls[name], waited_s) for name, waited_s in waits.items()}
+    for name, since in arrivals.items():
+        arrived(page, calls[name], since)
     order = [element.get_attribute("data-id") for element in page.query_selector_all("#queue tr.incident")]
     assert order == [calls[name] for name in ("arrest", "chest", "sprain", "cut", "cough")]
     colours = {name: wait_colour(page, incident_id) for name, incident_id in calls.items()}
@@ -249,12 +253,22 @@ def test_the_queue_shows_clocks_against_each_level_s_deadline_and_an_alert_that_
     IMAGES.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMAGES / "console-queue-clocks.png"), full_page=True)
 
-    # The page recolours a clock by itself: the sprain (ESI 3, amber from 135 s) arrives at 128 s and turns amber.
-    since = site.backdate(calls["sprain"], 128)
-    cell = f"{row(page, calls['sprain'])} td[data-since]"
-    wait_for(lambda: abs(float(page.get_attribute(cell, "data-since")) - since) < 0.01, what="the new arrival time")
-    assert wait_colour(page, calls["sprain"]) == ("wait-ok", GREEN)
-    wait_for(lambda: wait_colour(page, calls["sprain"]) == ("wait-warn", AMBER), 20, "the clock to turn amber")
+    # The page recolours a clock by itself: the sprain (ESI 3, amber from 135 s = 2:15) arrives at 125 s; the
+    # server sends nothing more, and the cell turns amber as its clock passes 2:15, never before.
+    arrived(page, calls["sprain"], site.backdate(calls["sprain"], 125))
+    seen: list[tuple[str, str]] = []
+
+    def amber() -> bool:
+        found = page.eval_on_selector(
+            f"{row(page, calls['sprain'])} td[data-since]", "cell => [cell.textContent, cell.className]"
+        )
+        seen.append((str(found[0]), str(found[1])))
+        return seen[-1][1] == "wait-warn"
+
+    wait_for(amber, 30, "the clock to turn amber")
+    assert seen[0][1] == "wait-ok"
+    assert all((clock >= "2:15") == (cls == "wait-warn") for clock, cls in seen), seen
+    assert wait_colour(page, calls["sprain"]) == ("wait-warn", AMBER)
 
     # A new ESI 1 call: the alert names it and a click opens it.
     fresh = site.store(f"Second call: {ARREST_TEXT}", "14 Oak Lane")
