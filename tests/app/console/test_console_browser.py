@@ -73,14 +73,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -> It
         deployment.stop_all()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
 def post_call(stack: Stack, key: str, text: str) -> str:
     body = json.dumps({"text": text, "caller": "test caller"})
     now = dt.datetime.now(dt.UTC)
