@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import inspect
 import io
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -14,11 +15,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.console.history import action_label, actor_label, claimed_by_ids, describe_change, value_label
-from app.console.service import user_names
+from app.console.service import audit_events, user_names
 from app.db.models import Incident
 
 AUDIT_HOURS = 24
 """What the audit tab shows when it opens: the last day."""
+AUDIT_LIMIT: int = inspect.signature(audit_events).parameters["limit"].default
+"""The most events a search returns (`audit_events`' limit): the newest."""
 SHORT_ID = 8
 """An incident's short id: the first characters of its UUID (as a commit's short hash)."""
 COMPLAINT_CHARACTERS = 60
@@ -115,6 +118,16 @@ def audit_csv(entries: Sequence[AuditEntry]) -> str:
         ]
         writer.writerow([_cell(cell) for cell in cells])
     return buffer.getvalue()
+
+
+def export_link(token: str, count: int, minutes_left: int, limit: int = AUDIT_LIMIT) -> str:
+    """The CSV's download link, how many events it holds, and when a search reached `audit_events`' limit, that
+    older events were left out."""
+    held = f"the newest {count} events: narrow the search for older ones" if count >= limit else f"{count} events"
+    return (
+        f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link" class="download-button">'
+        f"Download these events (CSV)</a> ({held}; one download, within {minutes_left} minutes)"
+    )
 
 
 def _cell(text: str) -> str:

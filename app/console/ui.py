@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.auth.accounts import Principal
 from app.auth.signin_throttle import SignInThrottle, throttle_for
-from app.console.audit import AUDIT_HOURS, COLUMNS, audit_csv, audit_entries
+from app.console.audit import AUDIT_HOURS, COLUMNS, audit_csv, audit_entries, export_link
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
@@ -423,12 +423,7 @@ class _Handlers:
             entries = audit_entries(session, events)
         assert who is not None  # audit_events refused anyone else
         token = self.exports.save(who.name, audit_csv(entries))  # replaces this supervisor's previous export
-        minutes_left = int(self.exports.ttl_s // 60)
-        link = (
-            f'<a href="/console/exports/{token}" download="audit.csv" id="audit-csv-link" class="download-button">'
-            "Download these events (CSV)</a> "
-            f"({len(entries)} events; one download, within {minutes_left} minutes)"
-        )
+        link = export_link(token, len(entries), int(self.exports.ttl_s // 60))
         return [entry.table_row() for entry in entries], link
 
 

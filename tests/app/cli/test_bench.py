@@ -135,6 +135,13 @@ def test_bench_console_measures_the_server_refresh_side_by_side() -> None:
     assert figures["incidents"]["incidents"] == 40 and figures["baseline"]["incidents"] == 5
     assert figures["incidents"]["html_kb"] > figures["baseline"]["html_kb"] > 0
     assert figures["incidents"]["screen_refresh_interval_ms"] is None  # no browser asked for
+    assert figures["incidents"]["intake_to_row_ms"] is None and figures["incidents"]["shown_rows"] is None
+    table = runner.invoke(
+        cli, ["bench", "console", "--incidents", "3", "--baseline", "1", "--no-browser"], env={"COLUMNS": "200"}
+    )
+    assert table.exit_code == 0, table.output
+    assert "┃ requests/min ┃ intake to row ms ┃" in table.output
+    assert [line.count("│") for line in table.output.splitlines() if line.startswith("│")] == [9, 9]  # 8 columns
 
 
 def test_bench_overload_json_compares_shedding_with_none_and_the_limit() -> None:

@@ -1,4 +1,4 @@
-"""The console tests' browser: Debian's headless Chromium driven by Playwright, one per test module."""
+"""Fixtures of the console's browser tests: one headless Chromium per test module."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (the tests that use it skip without Playwright)."""
     playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
     from tests.app.console.test_console_browser import chromium_path
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
-from app.console.audit import CSV_COLUMNS, audit_csv, audit_entries, complaint_label, short_id
+from app.console.audit import CSV_COLUMNS, audit_csv, audit_entries, complaint_label, export_link, short_id
 from app.console.service import audit_events, claim, override_checked
 from app.db.migrate import upgrade
 from app.db.models import Role, User
@@ -84,3 +84,14 @@ def test_a_complaint_is_cut_at_a_word_and_an_empty_one_says_so() -> None:
     assert complaint_label("chest pain") == "chest pain"
     assert complaint_label("word " * 20) == "word " * 11 + "word…"  # 60 characters at most
     assert complaint_label(None) == "no complaint recorded"
+
+
+def test_the_export_link_says_how_many_events_and_when_older_ones_were_left_out() -> None:
+    link = export_link("tok", 15, 5)
+    assert link == (
+        '<a href="/console/exports/tok" download="audit.csv" id="audit-csv-link" class="download-button">'
+        "Download these events (CSV)</a> (15 events; one download, within 5 minutes)"
+    )
+    assert export_link("tok", 5000, 5).endswith(
+        "(the newest 5000 events: narrow the search for older ones; one download, within 5 minutes)"
+    )

@@ -26,7 +26,7 @@ from app.intake.schemas import IntakeMessage
 from app.redis.local import free_port
 from app.settings import Settings
 from scheduler.redis_heap import HeapItem
-from tests.app.console.test_console_browser import IMAGES, chromium_path, wait_for
+from tests.app.console.test_console_browser import IMAGES, wait_for
 from tests.app.triage_stub import classify_with, plain_result
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
@@ -97,14 +97,6 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, dic
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 def signed_in(browser: Any, port: int, name: str, width: int = 1400, height: int = 900) -> Any:
