@@ -29,8 +29,11 @@ class EngineStatus:
     """Every serving engine runs a test model (`is_test_model`): its guidance is never real."""
 
     def to_check(self) -> str:
-        """`/readyz`'s engine check."""
-        return "ok" if self.available else f"error: {self.reason}"
+        """`/readyz`'s engine check: "ok", "starting: ..." while a model loads (not ready, but nothing is wrong),
+        else "error: ..."."""
+        if self.available:
+            return "ok"
+        return f"starting: {self.reason}" if self.state == "loading" else f"error: {self.reason}"
 
 
 STARTING_STATES = ("loading", "unavailable")

@@ -16,7 +16,7 @@ from app.engine_worker.loop import serve_engine
 from app.engine_worker.startup import OFFLINE_HINT, explain_start_failure, start_engine
 from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
-from app.status.engine import engine_status
+from app.status.engine import NO_ENGINE, engine_status
 from app.status.readiness import engine_check
 from scheduler.cost_model import get_profile
 from scheduler.engines.tiny_models import build_tiny_llama
@@ -103,16 +103,24 @@ def test_the_engine_worker_publishes_why_guidance_is_down_and_readyz_says_it(tmp
 
 
 @pytest.mark.parametrize(
-    ("beats", "expected"),
+    ("beats", "expected", "check"),
     [
-        ([], (False, "absent")),
-        ([{"ok": True, "state": "serving"}, {"ok": False, "state": "unavailable", "detail": "x"}], (True, "serving")),
-        ([{"ok": False, "state": "unavailable", "detail": "b"}, {"ok": False, "state": "loading"}], (False, "loading")),
-        ([{"ok": False, "detail": "engine core died"}], (False, "unhealthy")),
+        ([], (False, "absent"), "error: " + NO_ENGINE),
+        (
+            [{"ok": True, "state": "serving"}, {"ok": False, "state": "unavailable", "detail": "x"}],
+            (True, "serving"),
+            "ok",
+        ),
+        (
+            [{"ok": False, "state": "unavailable", "detail": "b"}, {"ok": False, "state": "loading", "detail": "m"}],
+            (False, "loading"),
+            "starting: m",  # /readyz: not ready while a model loads, but not an error
+        ),
+        ([{"ok": False, "detail": "engine core died"}], (False, "unhealthy"), "error: engine core died"),
     ],
 )
 def test_one_serving_engine_is_enough_and_loading_is_told_before_unavailable(
-    redis_url: str, beats: list[dict[str, Any]], expected: tuple[bool, str]
+    redis_url: str, beats: list[dict[str, Any]], expected: tuple[bool, str], check: str
 ) -> None:
     prefix = f"status-{uuid.uuid4().hex[:8]}"
     client = redis.Redis.from_url(redis_url)
@@ -121,6 +129,7 @@ def test_one_serving_engine_is_enough_and_loading_is_told_before_unavailable(
     status = engine_status(client, prefix)
     assert (status.available, status.state) == expected
     assert status.engines == len(beats)
+    assert engine_check(client, prefix) == check
 
 
 def test_the_console_reads_the_heartbeats_once_per_ttl_and_reports_redis_away(redis_url: str) -> None:
