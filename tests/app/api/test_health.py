@@ -305,6 +305,6 @@ def test_readyz_and_metrics_show_the_scheduling_each_engine_reports(settings: Se
     assert engines == [{"worker": "engine-2", "engine": "vllm", "model": "tiny", "scheduling": scheduling}]
     info = [line for line in metrics.splitlines() if line.startswith("triage_engine_scheduling_info{")]
     assert info == [
-        'triage_engine_scheduling_info{cost_model="a100-qwen1.5-4b",engine="vllm",limited_preemption="none",'
+        'triage_engine_scheduling_info{cost_model="cpu-default",engine="vllm",limited_preemption="none",'
         'max_deferred_steps="4",max_preemptions="1",policy="semantic-strict",worker="engine-2"} 1.0'
     ]

@@ -51,10 +51,12 @@ def test_actors_and_actions_in_words_and_the_ids_to_look_up() -> None:
 def test_the_incident_head_shows_arrival_and_a_clock_only_while_open() -> None:
     accepted = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=75)
     local = accepted.astimezone().strftime("%H:%M:%S")
-    open_head = render_arrival({"accepted_at": accepted, "status": "claimed"})
-    assert open_head.startswith(f'<span class="arrival">arrived {local} · waiting <span class="wait-clock" data-since=')
-    assert f'data-since="{accepted.timestamp():.3f}">1:1' in open_head  # 1:15 or 1:16
-    closed = render_arrival({"accepted_at": accepted, "status": "closed"})
+    open_head = render_arrival({"accepted_at": accepted, "status": "claimed", "esi_level": 2})
+    assert open_head.startswith(f'<span class="arrival">arrived {local} · waiting <span class="wait-clock wait-late" ')
+    assert (
+        f'data-target="60" data-since="{accepted.timestamp():.3f}">1:1' in open_head
+    )  # 1:15 or 1:16: past ESI 2's 60 s
+    closed = render_arrival({"accepted_at": accepted, "status": "closed", "esi_level": 2})
     assert closed == f'<span class="arrival">arrived {local}</span>'
 
 
