@@ -346,7 +346,8 @@ def test_a_close_without_a_common_code_and_an_actor_without_an_account(tmp_path:
         ("dev-open-api@psap.example.org", ["Unknown"]),
     ]
     assert document["notesComponent"][-1]["notesActionComments"] == (
-        '<p>close by dev-open-api</p><p>status: "new" → "closed"; disposition: "other"</p>'
+        '<p>close by dev-open-api</p><p>status: "new" → "closed"; guidance_state: "pending" → "cancelled"; '
+        'disposition: "other"</p>'
     )
 
 
