@@ -95,7 +95,8 @@ class _Serving:
     task: asyncio.Task[None] | None = None
     submitted: bool = False
     closed: bool = False
-    """The incident was closed while served: its request is aborted and nothing more is written for it."""
+    """The incident was closed while served (or found final: another delivery finished it): its request is aborted
+    and nothing more is written for it."""
     started_wall: dt.datetime = field(default_factory=utcnow)
 
     def is_closed(self) -> bool:
@@ -291,7 +292,8 @@ class EngineWorker:
         self, serving: _Serving, stream: AsyncIterator[TokenChunk], prompt_version: str
     ) -> tuple[list[int], float | None]:
         """Write the guidance as it streams (every GUIDANCE_FLUSH_S, and at the end); the tokens and the engine's
-        time of the first. An incident found closed when written to (its notice missed) is aborted there."""
+        time of the first. An incident found final when written to (closed, its notice missed; or finished by another
+        delivery, whose guidance stands) is aborted there."""
         incident_id = serving.item.incident_id
         tokens: list[int] = []
         first_token_s: float | None = None

@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from app.db.models import Guidance, GuidanceState, Incident, IncidentEvent, Outbox, Outcome, utcnow
+from app.db.models import (
+    FINAL_GUIDANCE_STATES,
+    Guidance,
+    GuidanceState,
+    Incident,
+    IncidentEvent,
+    Outbox,
+    Outcome,
+    utcnow,
+)
 from app.db.session import session_scope
 from app.guidance.checker import GuidanceCheck
 from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
@@ -41,10 +50,11 @@ def write_guidance(
     prompt_version: str = GUIDANCE_PROMPT_VERSION,
 ) -> bool:
     """The guidance so far (the whole text, replacing what was written before), with the prompt that asked for it.
-    False, and nothing written, when the incident was closed (its guidance cancelled) or is gone."""
+    False, and nothing written, when the incident's guidance is final (cancelled by closing it, or done or failed by
+    another delivery: the first to finish stands) or it is gone."""
     with session_scope(database_url) as session:
         incident = session.get(Incident, incident_id)
-        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
+        if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
             return False
         guidance = session.get(Guidance, incident_id)
         if guidance is None:

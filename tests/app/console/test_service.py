@@ -128,7 +128,7 @@ def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) 
     ]
     assert events[1].before == {"esi_level": 3, "override_level": None}
     assert events[1].after == {"esi_level": 1, "override_level": 1} and events[1].reason == "now unresponsive"
-    assert events[3].after == {"status": "closed", "guidance_state": "cancelled", "disposition": "transported"}
+    assert events[3].after == {"status": "closed", "disposition": "transported", "guidance_state": "cancelled"}
     assert "i0" not in [row.incident_id for row in open_queue(session, NOW)]
     with pytest.raises(ActionError, match="already closed"):
         close(session, DISPATCHER, "i0", "transported")
