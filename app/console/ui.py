@@ -17,6 +17,7 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import Principal
+from app.console.card_step import NO_CARD_LABEL, card_step_field
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
@@ -323,6 +324,13 @@ class _Handlers:
         except (ForbiddenError, ActionError) as error:
             return f"**Refused:** {error}"
 
+    def card_step(self, selected: str, request: gr.Request) -> Any:
+        """The card-step box for the open incident: its card's next step to mark and how many are done."""
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+        with session_scope(self.url) as session:
+            detail = incident_detail(session, selected) if selected else None
+        return gr.update(**card_step_field(detail.get("card") if detail else None))
+
     def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
         """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
         who = self.principal(request)
@@ -506,7 +514,9 @@ def card_choices() -> list[tuple[str, str]]:
 def _card_actions(view: _View) -> None:
     """Mark a card step done (or not), switch the card (a reason is required)."""
     with gr.Row():
-        view.card_step = gr.Number(label="Card step", precision=0, minimum=1, elem_id="card-step")
+        view.card_step = gr.Number(
+            label=NO_CARD_LABEL, precision=0, minimum=1, placeholder="step", interactive=False, elem_id="card-step"
+        )
         view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
         view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
     view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
@@ -539,7 +549,10 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     # reloaded when the page sees it change. Nothing polls.
     incident_outputs = [v.incident_html, v.guidance, v.history]
     v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
-    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
+    # Another incident opened: its card's step box, and no word left of an action on the previous one.
+    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs]).then(
+        lambda: "", outputs=[v.result], show_progress="hidden", api_visibility="private"
+    ).then(h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden")
     for button, action in (
         (v.claim_button, "claim"),
         (v.dispatch_button, "dispatch"),
@@ -563,7 +576,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             inputs=[v.selected, v.card_step, v.card_choice, v.card_reason],
             outputs=[v.result],
             api_name=f"action_{action}",
-        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
+        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden").then(
+            h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden"
+        )
     form = [v.text, v.caller, v.location]
     v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form])
     drawn = gr.State(None)  # the signature of the dashboard this console shows
