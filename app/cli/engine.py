@@ -63,6 +63,12 @@ def run() -> None:
     if settings.redis_url is None:
         raise typer.BadParameter("set TRIAGE_REDIS_URL (the engine worker reads the shared heap)")
     asyncio.run(_serve_until_signalled(settings))
+    # vLLM's AsyncLLM (stopped above) is freed with the event loop's last tasks; collected at interpreter exit, its
+    # __del__ would shut it down again with vLLM's modules already torn down ("TypeError: 'NoneType' object is not
+    # callable"). Collected now, while they are whole, it finds nothing left to do.
+    import gc
+
+    gc.collect()
 
 
 async def _serve_until_signalled(settings: Any) -> None:
