@@ -72,7 +72,7 @@ class ScenarioFigures:
     """Where a card's time goes: the intake's answer to the POST, at the 99th percentile."""
     classified_p99_s: float | None = None
     """... and the server's own time from receiving the call to the card stored with its ESI level (its
-    `received_at` to its `classified` audit event); the rest is the API read that sees it."""
+    `received` audit event to its `classified` one); the rest is the API read that sees it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,12 +158,11 @@ def _follow(base: str, token: str, text: str, wait_guidance_s: float, give_up_s:
 
 def _server_seconds(incident: dict[str, Any]) -> float | None:
     """The server's time from receiving a call to classifying it (its own clock: no network, no read lag): the
-    incident's `received_at` to its `classified` audit event."""
-    received = incident["timings"].get("received_at")
-    classified = next((event["at"] for event in incident["events"] if event["action"] == "classified"), None)
-    if not received or not classified:
+    incident's `received` audit event to its `classified` one."""
+    at = {event["action"]: event["at"] for event in reversed(incident["events"])}  # the first of each
+    if not at.get("received") or not at.get("classified"):
         return None
-    return (dt.datetime.fromisoformat(classified) - dt.datetime.fromisoformat(received)).total_seconds()
+    return (dt.datetime.fromisoformat(at["classified"]) - dt.datetime.fromisoformat(at["received"])).total_seconds()
 
 
 def _background(base: str, rate_per_s: float, stop: threading.Event, sent: list[int]) -> None:

@@ -27,9 +27,9 @@ def test_figures_count_only_what_was_seen_and_take_nearest_rank_percentiles() ->
     assert percentile([], 0.5) is None
 
 
-def test_the_server_time_to_classification_is_read_from_the_incidents_timings_and_history() -> None:
-    timings = {"received_at": "2026-11-24T08:00:00.250000+00:00", "classified_at": None}
-    received = {"action": "received", "at": "2026-11-24T08:00:00.300000+00:00"}
+def test_the_server_time_to_classification_is_read_from_the_incidents_history() -> None:
+    received = {"action": "received", "at": "2026-11-24T08:00:00.250000+00:00"}
     classified = {"action": "classified", "at": "2026-11-24T08:00:01+00:00"}
-    assert _server_seconds({"timings": timings, "events": [received, classified]}) == 0.75
-    assert _server_seconds({"timings": timings, "events": [received]}) is None
+    again = {"action": "classified", "at": "2026-11-24T08:09:00+00:00"}  # a later model's: not the card's time
+    assert _server_seconds({"events": [received, classified, again]}) == 0.75
+    assert _server_seconds({"events": [received]}) is None
