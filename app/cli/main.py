@@ -8,6 +8,7 @@ from app.cli.bench import bench_app
 from app.cli.cards import cards_app
 from app.cli.demo import demo
 from app.cli.engine import engine_app
+from app.cli.help_text import fold_help
 from app.cli.ops import db_app, worker
 from app.cli.serve import serve
 from app.cli.sources import sources_app
@@ -32,6 +33,7 @@ cli.add_typer(sources_app, name="sources")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
 cli.command("demo")(demo)
+fold_help(cli)
 
 
 def main() -> None:

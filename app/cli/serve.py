@@ -172,11 +172,14 @@ def _print_addresses(settings: Any, host: str, port: int) -> Any:
 
 
 def die_with_parent() -> None:
-    """In a child, before it runs: the kernel sends it SIGTERM if `serve` dies, even by SIGKILL (Linux)."""
+    """In a child, before it runs: the kernel sends it SIGTERM if `serve` dies, even by SIGKILL (Linux); and its
+    own process group, so that a terminal's Ctrl-C reaches `serve` alone, which stops the children in order (the
+    engine worker stops vLLM's engine core itself, redis-server goes last) instead of all of them at once."""
     import ctypes
 
     pr_set_pdeathsig = 1
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    os.setpgid(0, 0)
 
 
 def _stop_orphaned_redis(directory: Path) -> None:

@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from app.auth.accounts import Principal
 from app.auth.signin_throttle import SignInThrottle, throttle_for
 from app.console.audit import AUDIT_HOURS, COLUMNS, audit_csv, audit_entries, export_link
+from app.console.card_step import NO_CARD_LABEL, card_step_field
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
@@ -64,7 +65,7 @@ from app.console.sessions import (
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.guidance.cards import CardError, default_library
-from app.incidents.overrides import propagate_override
+from app.incidents.overrides import propagate_close, propagate_override
 from app.redis.queueing import side_redis_client
 from app.redis.shared_value import SharedValue
 from app.settings import Settings
@@ -350,12 +351,21 @@ class _Handlers:
                 elif action == "override":
                     esi_level = int(level) if level not in (None, "") else 0
                     override(session, who, selected, esi_level, reason)
+            if action == "close":  # after the commit: out of the heap, and aborted in the engine serving it
+                propagate_close(self.settings, selected)
             if action == "override":  # after the commit: the heap and the engine
                 where = propagate_override(self.settings, selected, int(level))
                 return True, f"Overridden to ESI {int(level)}{OVERRIDE_EFFECTS.get(where, '')}."
             return True, ACTION_DONE[action]
         except (ForbiddenError, ActionError) as error:
             return False, f"**Refused:** {error}"
+
+    def card_step(self, selected: str, request: gr.Request) -> Any:
+        """The card-step box for the open incident: its card's next step to mark and how many are done."""
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+        with session_scope(self.url) as session:
+            detail = incident_detail(session, selected) if selected else None
+        return gr.update(**card_step_field(detail.get("card") if detail else None))
 
     def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
         """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
@@ -544,7 +554,9 @@ def card_choices() -> list[tuple[str, str]]:
 def _card_actions(view: _View) -> None:
     """Mark a card step done (or not), switch the card (a reason is required)."""
     with gr.Row() as view.card_step_row:
-        view.card_step = gr.Number(label="Card step", value=None, precision=0, minimum=1, elem_id="card-step")
+        view.card_step = gr.Number(
+            label=NO_CARD_LABEL, precision=0, minimum=1, placeholder="step", interactive=False, elem_id="card-step"
+        )
         view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
         view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
     view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
@@ -585,7 +597,10 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
         v.card_step_row,
     ]
     v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
-    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs])
+    # Another incident opened: its card's step box, and no word left of an action on the previous one.
+    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs]).then(
+        lambda: "", outputs=[v.result], show_progress="hidden", api_visibility="private"
+    ).then(h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden")
     for button, action in (
         (v.claim_button, "claim"),
         (v.dispatch_button, "dispatch"),
@@ -609,7 +624,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
             inputs=[v.selected, v.card_step, v.card_choice, v.card_reason],
             outputs=[v.result],
             api_name=f"action_{action}",
-        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
+        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden").then(
+            h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden"
+        )
     form = [v.text, v.caller, v.location]
     # No concurrency limit: the confirmation waits up to TRIAGE_WAIT_S for triage, and another console's typed call
     # must not queue behind it (Gradio's default is one at a time per event).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import logging
 import os
 import time
@@ -35,6 +36,9 @@ from scheduler.policy import DEFAULT_POLICY, ESI_LEVELS, PolicyOptions
 from scheduler.scheduling_contract import DEFAULT_COST_PROFILE, SCHEDULING_KEY, Scheduling
 
 log = logging.getLogger(__name__)
+SHUTDOWN_TIMEOUT_S = 15.0
+"""How long vLLM's engine core gets to stop before it is killed (its default, 5 s, is short on a busy CPU: killed, it
+leaves its shared memory to Python's resource tracker)."""
 
 SEMANTIC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMScheduler"
 SEMANTIC_ASYNC_SCHEDULER = "scheduler.engines.vllm_scheduler.SemanticVLLMAsyncScheduler"
@@ -301,7 +305,14 @@ class VLLMEngine(Engine):
         for inflight in list(self._inflight.values()):
             self._end(inflight, EngineError("the engine stopped"))
         if llm is not None:
-            await asyncio.to_thread(llm.shutdown)
+            handler = getattr(llm, "output_handler", None)
+            await asyncio.to_thread(llm.shutdown, SHUTDOWN_TIMEOUT_S)
+            if isinstance(handler, asyncio.Task):  # cancelled by shutdown from its thread: let it end here
+                await asyncio.wait([handler], timeout=SHUTDOWN_TIMEOUT_S)
+            # AsyncLLM.__del__ shuts down again: let it run now, not at interpreter exit, when vLLM's module
+            # globals are already gone ("TypeError: 'NoneType' object is not callable").
+            del llm, handler
+            gc.collect()
 
     # ----- requests ---------------------------------------------------------------------------------------
 

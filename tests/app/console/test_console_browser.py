@@ -233,3 +233,46 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
         ).status_code
         == 401
     )
+
+
+CARD_CALLS = {
+    "en": "My husband is 62 years old, he collapsed in the kitchen, he is not breathing and has no pulse",
+    "es": "Mi esposo tiene 62 años, se desmayó en la cocina, no respira y no tiene pulso, por favor apúrense",
+}
+
+
+def test_an_esi_1_incident_reads_its_card_in_english_and_spanish_in_chromium(stack: Stack, browser: Any) -> None:
+    dana = signed_in_page(browser, stack, "dana")
+    ids = {language: post_call(stack, f"browser-card-{language}", text) for language, text in CARD_CALLS.items()}
+    rows = {language: f"#queue tr[data-id='{incident_id}']" for language, incident_id in ids.items()}
+    wait_for(lambda: all(dana.locator(f"{row} .card-tag").count() for row in rows.values()), what="the cards' rows")
+    assert [dana.get_attribute(row, "data-esi") for row in rows.values()] == ["1", "1"]
+    assert [dana.inner_text(f"{row} .card-tag") for row in rows.values()] == ["CPR adult", "CPR adult"]
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    dana.locator("#queue").screenshot(path=str(IMAGES / "console-card-queue.png"))
+
+    # The English arrest: the card first, its step box offers step 1 of none done; marking it strikes it through.
+    dana.click(rows["en"])
+    dana.wait_for_selector("#incident-view .protocol-card", timeout=30_000)
+    card = dana.locator("#incident-view .protocol-card")
+    assert card.get_attribute("lang") == "en"
+    assert card.locator("h3").inner_text().startswith("Read to caller: Adult cardiac arrest: hands-only CPR")
+    wait_for(lambda: dana.input_value("#card-step input") == "1", what="the card-step box to offer step 1")
+    assert dana.inner_text("#card-step label") == "Card step (0 of 11 done)"
+    dana.click("#card-step-done")
+    wait_for(lambda: "Step 1 marked done." in dana.inner_text("#action-result"), what="step 1 to be marked done")
+    wait_for(lambda: dana.input_value("#card-step input") == "2", what="the card-step box to offer step 2")
+    assert dana.inner_text("#card-step label") == "Card step (1 of 11 done)"
+    assert card.locator("li.step-done").count() == 1
+    dana.screenshot(path=str(IMAGES / "console-card-en.png"), full_page=True)
+
+    # The Spanish arrest: the same card in Spanish, to read as written.
+    dana.get_by_role("tab", name="Queue").click()
+    dana.click(rows["es"])
+    wait_for(lambda: dana.locator("#incident-view .protocol-card[lang='es']").count() == 1, what="the Spanish card")
+    title = dana.inner_text("#incident-view .protocol-card h3")
+    assert title.startswith("Read to caller: Paro cardíaco en adulto: RCP solo con las manos")
+    wait_for(lambda: dana.input_value("#card-step input") == "1", what="the Spanish card's step box")
+    # Nothing is left said of the English incident's step.
+    wait_for(lambda: dana.inner_text("#action-result").strip() == "", what="the last action's result cleared")
+    dana.screenshot(path=str(IMAGES / "console-card-es.png"), full_page=True)
