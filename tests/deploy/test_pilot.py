@@ -195,13 +195,15 @@ def same_results(before: dict[str, Any], after: dict[str, Any]) -> None:
 
 
 def restart_loses_nothing(project: ComposeProject, client: httpx.Client, before: dict[str, Any]) -> dict[str, Any]:
-    """Calls accepted just before the stack stops finish after it starts again; the finished ones are unchanged."""
+    """Calls accepted just before the stack goes down (its containers removed, its volumes kept) finish after it is up
+    again; the finished ones are unchanged. (With `stop` then `up`, which keep the containers, Compose 1.29 found the
+    restarted `web` "unhealthy" at once and refused to start `proxy`: docs/deploy.md.)"""
     pending = post_calls(client, "restart")
     begin = time.monotonic()
-    project.compose("stop")
+    project.compose("down")
     project.compose("up", "-d", "--no-build")
     project.wait_healthy(SERVICES, timeout_s=900)
-    FIGURES["restart: stop to every service healthy (s)"] = round(time.monotonic() - begin, 1)
+    FIGURES["restart: down, up, every service healthy (s)"] = round(time.monotonic() - begin, 1)
     after = wait_finished(client, {**dict.fromkeys(before, ""), **pending})
     same_results(before, after)
     assert_classified_with_finished_guidance({key: after[key] for key in pending}, pending)
