@@ -90,7 +90,7 @@ build_bases() {
         cp "$TORCH_WHEEL" "$rootfs/tmp/"
         mount -t proc proc "$rootfs/proc"
         chroot "$rootfs" python3 -m venv /opt/triage-dispatch
-        timed "torch into the base" chroot "$rootfs" /usr/bin/env PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+        timed "torch into the base" chroot "$rootfs" /usr/bin/env -u PIP_FIND_LINKS PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
             /opt/triage-dispatch/bin/pip install --quiet --no-cache-dir --disable-pip-version-check \
             "/tmp/$(basename "$TORCH_WHEEL")" || { umount "$rootfs/proc"; exit 1; }
         umount "$rootfs/proc"
