@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.engine_worker.factory import TEST_MODEL_LABEL
+from app.engine_worker.builtin_models import TEST_MODEL_LABEL
 from tests.app.stack import signed_headers
 from tests.deploy.compose_project import ROOT, ComposeProject, run
 
