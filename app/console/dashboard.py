@@ -457,7 +457,7 @@ def _engine_panel(axis: Any, data: DashboardData) -> None:
 
 def _overrides_panel(axis: Any, data: DashboardData) -> None:
     """Overrides per clock hour, to more urgent under to less urgent; the time axis from the first hour with one."""
-    axis.set_title(f"Overrides per hour since {_since_hour(data)}")
+    axis.set_title(f"Overrides per hour, last {HOURS} h")
     width = 0.8 / 24
     axis.bar(data.hours, data.overrides_up, width=width, align="edge", color="#b71c1c", label="to more urgent")
     axis.bar(

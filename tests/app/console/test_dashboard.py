@@ -211,7 +211,7 @@ def test_the_figure_draws_only_the_levels_with_data(sqlite_shift: str) -> None:
         "Calls waiting for guidance, per minute",
         "First guidance token within target (from intake)",
         "Engine: guidance tokens and cache evictions per minute",
-        "Overrides per hour since Tue 12:00",
+        "Overrides per hour, last 24 h",
     ]
     for title in list(axes)[:4]:
         assert plotted(axes[title]) == ["ESI 2", "ESI 4"], title
@@ -288,7 +288,7 @@ def test_the_time_axes_fit_the_data_and_a_single_override_is_a_wide_bar() -> Non
     depth = axes["Calls waiting for guidance, per minute"]
     low, high = (num2date(limit) for limit in depth.get_xlim())
     assert (low, high) == (NOW - dt.timedelta(minutes=10), NOW)  # ten minutes, not the hour with the data at its edge
-    overrides = axes[f"Overrides per hour since {hours[0]:%a %H:%M}"]
+    overrides = axes["Overrides per hour, last 24 h"]
     low, high = overrides.get_xlim()
     (bar,) = [bar for bar in overrides.containers[0] if bar.get_height()]
     assert bar.get_width() / (high - low) >= 0.15  # a fifth of the panel, not a pixel
@@ -299,7 +299,7 @@ def test_count_axes_have_integer_ticks_from_zero_and_the_time_axes_read_local_cl
         figure = drawn(dashboard_data(session, NOW, PARIS))
     axes = panels(figure)
     engine = axes["Engine: guidance tokens and cache evictions per minute"]
-    overrides = axes["Overrides per hour since Tue 12:00"]
+    overrides = axes["Overrides per hour, last 24 h"]
     waiting = axes["Calls waiting for guidance, per minute"]
     for axis in (waiting, engine, twin_of(figure, engine), overrides):
         is_count_axis(axis)
@@ -363,7 +363,7 @@ def test_a_panel_without_data_says_so_and_an_all_zero_count_axis_shows_0_to_1(
         assert texts(axes[title]) == [message], title
         assert plotted(axes[title]) == [] and y_ticks(axes[title]) == [], title
     assert plotted(axes["Calls waiting for guidance, per minute"]) == ["ESI 3"]
-    overrides = axes["Overrides per hour since Tue 12:00"]
+    overrides = axes["Overrides per hour, last 24 h"]
     assert overrides.get_ylim() == (0, 1)
     assert y_ticks(overrides) == ["0", "1"]
     assert texts(overrides) == ["No overrides"]
