@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -101,9 +102,19 @@ def _latin_share(text: str) -> float:
     return latin / len(letters)
 
 
-@functools.cache
+_detector_lock = threading.Lock()
+
+
 def _detector() -> Any:
-    """lingua's detector over the languages most often heard at US and European dispatch centres (built once)."""
+    """lingua's detector, built once per process with every language model loaded (`load_language_models`)."""
+    with _detector_lock:  # one build, however many threads ask at once
+        return _built_detector()
+
+
+@functools.cache
+def _built_detector() -> Any:
+    """lingua's detector over the languages most often heard at US and European dispatch centres, their models
+    loaded now: left to lingua, they load on the first call whose language is unclear, which then takes seconds."""
     from lingua import Language, LanguageDetectorBuilder
 
     names = (  # noqa: SIM905
@@ -111,7 +122,14 @@ def _detector() -> Any:
         "POLISH HINDI JAPANESE PERSIAN ITALIAN GERMAN UKRAINIAN URDU BENGALI YORUBA SWAHILI TURKISH "
         "ROMANIAN DUTCH INDONESIAN THAI GREEK HEBREW PUNJABI GUJARATI TAMIL ALBANIAN"
     ).split()
-    return LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in names)).build()
+    builder = LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in names))
+    return builder.with_preloaded_language_models().build()
+
+
+def load_language_models() -> None:
+    """Load the language detector's models now (a few seconds, about 600 MB), at a process's start: otherwise the
+    first call whose language is unclear loads them, and every call queued behind it waits."""
+    _detector()
 
 
 def _lingua(text: str) -> tuple[str, float]:

@@ -18,7 +18,7 @@ from triage_models.calibration import fit_temperature, softmax
 from triage_models.context import HAND_WRITTEN, ContextReader
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
-from triage_models.language import detect_language
+from triage_models.language import detect_language, load_language_models
 from triage_models.length import LengthPredictor
 from triage_models.linear import LinearBackend
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
@@ -31,6 +31,13 @@ from triage_models.tuning import TuningCase, tune_policy
 from triage_models.vitals import age_in_years, extract_vitals
 
 log = logging.getLogger(__name__)
+
+WARM_UP_MESSAGES = (
+    "Warm-up message: my neighbour slipped on the stairs and hurt her wrist, she is talking",
+    "Mensaje de prueba: mi vecina se resbaló en la escalera y le duele la muñeca, está hablando",
+    "Mensagem de aquecimento: a minha vizinha caiu",
+)
+"""What `Triager.warm_up` classifies: English, Spanish, and a language triage does not read (the detector's path)."""
 
 
 @dataclass(slots=True)
@@ -165,6 +172,14 @@ class Triager:
         """How the rules read negation and context (swapped only to measure another algorithm against ours)."""
         vocabulary = model.backend.vocabulary() if isinstance(model.backend, LinearBackend) else frozenset()
         self._known_word = vocabulary.__contains__
+
+    def warm_up(self) -> None:
+        """Load now what a process's first classifications would (the language models, the model's lazy parts), so
+        that no call waits for it; an LLM classifier is not asked."""
+        load_language_models()
+        plain = Triager(self.model, reader=self.reader)
+        for message in WARM_UP_MESSAGES:
+            plain.classify(message)
 
     def classify(self, message: str | bytes) -> TriageResult:
         """Triage one message; empty or non-text input raises `InvalidMessageError`, anything else answers."""

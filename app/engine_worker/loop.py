@@ -31,7 +31,7 @@ from app.engine_worker.outcomes import (
 from app.engine_worker.prompt import GuidancePrompt
 from app.engine_worker.scheduling_beat import scheduling_beat
 from app.engine_worker.startup import start_engine
-from app.guidance.checker import check_guidance
+from app.guidance.checker import check_guidance, load_language_models
 from app.redis import keys
 from app.redis.queueing import (
     ClosedNotice,
@@ -450,6 +450,7 @@ async def serve_engine(settings: Settings) -> None:
             log.warning("heartbeat failed: %s", error)
 
     started = await start_engine(settings, publish)
+    await asyncio.to_thread(load_language_models)  # the checker's, before the first answer needs them
     worker = EngineWorker(settings, started.engine, started.tokenizer, started.model_name, started.max_positions)
     try:
         await worker.run()

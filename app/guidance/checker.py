@@ -161,8 +161,15 @@ def doses(instructions: str) -> list[Failure]:
 
 @functools.cache
 def _detector() -> LanguageDetector:
+    """lingua's detector over the languages guidance is written in, its models loaded now, not on a first answer."""
     languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in LANGUAGE_NAMES]
-    return LanguageDetectorBuilder.from_languages(*languages).build()
+    return LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
+
+
+def load_language_models() -> None:
+    """Load the checker's language models now (about a second), at the engine worker's start: otherwise the first
+    finished answer waits for them."""
+    _detector()
 
 
 def written_language(text: str) -> str | None:

@@ -1,5 +1,5 @@
 """The Celery application (Redis broker, plain or Sentinel): late acks, one task per process, no results, a heartbeat
-per worker."""
+per worker, models loaded as each pool process starts."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from celery import Celery
 from app.redis.urls import celery_broker
 from app.settings import Settings, get_settings
 from app.worker.heartbeat import install_heartbeat
+from app.worker.warm_up import install_warm_up
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -27,6 +28,7 @@ def make_celery(settings: Settings) -> Celery:
         worker_hijack_root_logger=False,
     )
     install_heartbeat(celery, url, settings.queue_prefix)
+    install_warm_up()
     return celery
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from triage_models.language import detect_language
+from triage_models.language import _built_detector, _detector, detect_language
 
 
 @pytest.mark.parametrize(
@@ -44,3 +46,10 @@ def test_a_triage_note_in_abbreviations_is_read_when_the_model_knows_its_words()
     note = "72F w/ R flank pain 10/10, writhing. Hx of HTN. NKA."
     known = {"flank", "writhing", "hx", "htn", "nka"}
     assert detect_language(note, known.__contains__).supported
+
+
+def test_the_detector_is_built_once_however_many_threads_ask_at_once() -> None:
+    _built_detector.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        detectors = list(pool.map(lambda _: _detector(), range(4)))
+    assert ({id(detector) for detector in detectors}, _built_detector.cache_info().misses) == ({id(detectors[0])}, 1)

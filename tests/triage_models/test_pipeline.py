@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.triage_models.test_llm import CannedGenerator
 from triage_models.length import LengthPredictor
+from triage_models.llm import LLMClassifier
 from triage_models.pipeline import TriageModel, Triager, train_model
 from triage_models.store import DataError, read_labelled_csv
 from triage_models.text import InvalidMessageError
@@ -159,3 +161,13 @@ def test_the_spanish_call_from_the_review_is_esi_1(small_model: TriageModel) -> 
     result = Triager(small_model).classify("mi esposo no respira, por favor ayúdenme, está en el suelo y no responde")
     assert (result.esi_level, result.language.code) == (1, "es")
     assert {hit.rule_id for hit in result.evidence} >= {"A-NOT-BREATHING", "A-UNRESPONSIVE"}
+
+
+def test_warm_up_loads_the_language_models_and_asks_no_llm(
+    small_model: TriageModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[str] = []
+    monkeypatch.setattr("triage_models.pipeline.load_language_models", lambda: loads.append("loaded"))
+    generator = CannedGenerator('{"esi_level": 1, "decision_point": "A", "rationale": "asked during a warm-up"}')
+    Triager(small_model, llm=LLMClassifier(generator)).warm_up()
+    assert (generator.prompts, loads) == ([], ["loaded"])

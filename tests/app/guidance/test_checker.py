@@ -7,7 +7,15 @@ import pytest
 
 from app.guidance.cards import Card, load_library
 from app.guidance.cards.library import SHIPPED_DIR
-from app.guidance.checker import Failure, check_guidance, contradictions, doses, written_language
+from app.guidance.checker import (
+    Failure,
+    _detector,
+    check_guidance,
+    contradictions,
+    doses,
+    load_language_models,
+    written_language,
+)
 
 LIBRARY = load_library(SHIPPED_DIR)
 CPR_EN = LIBRARY.cards[("cpr-adult", "en")]
@@ -154,3 +162,9 @@ def test_the_language_is_told_apart_without_the_headings() -> None:
 def test_a_language_the_checker_cannot_tell_is_not_held_against_the_answer() -> None:
     assert check_guidance(GOOD_EN, CPR_EN, "de").passed
     assert [failure.kind for failure in check_guidance(GOOD_EN, CPR_EN, "fr").failures] == ["language"]
+
+
+def test_the_engine_worker_can_load_the_checkers_language_models_before_any_answer() -> None:
+    _detector.cache_clear()
+    load_language_models()
+    assert (_detector.cache_info().currsize, written_language("Start chest compressions now, push hard.")) == (1, "en")
