@@ -151,7 +151,10 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|dificultosa|rara|extrana|con))",
             r"\bno (?:lo |la |le )?(?:veo|siento|escucho|oigo|vemos) (?:que )?respir(?:ar|e|ando)\b",
             r"\b(?:apenas|casi no|casi ni) respira\b",
-            r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
+            r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bbocanadas\b",
+            # Gasping as one wakes, or while awake and talking, is breathlessness: an awake patient is not in arrest.
+            r"(?<!desperto )(?<!despierta )(?<!despertando )(?<!despertar )\bboquea(?:ndo|ba)?\b"
+            r"(?![^.]{0,40}?\b(?:(?:esta|sigue) (?:despiert[oa]|sentad[oa]|hablando|consciente)|(?:me|nos) habla)\b)",
             # Abnormal breathing in someone who does not respond is treated as not breathing (dispatch protocol).
             r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando"
             r"|como ronquido)\b" + _gap(40, lazy=True) + r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
@@ -313,13 +316,19 @@ _A_RULES: dict[str, SpanishWording] = {
         (
             r"\brespira (?:muy |bien |como )?(?:raro|feo|extrano|mal|lento|lentito|despacio|con ruido|ruidoso)\b",
             r"\bno respira (?:bien|normal|como siempre)\b",
+            # Breathing unknown to the caller, in someone who does not respond: treated as an arrest (AHA).
+            r"\b(?:no (?:se|sabe|sabemos|se sabe|estoy segur[oa]|estamos segur[oa]s|puedo (?:ver|saber|decir)"
+            r"|distingo|alcanzo a ver)|ni idea)(?: (?:de|bien))? si" + _words(3) + r" respir(?:a|ando|ara|e)\b",
+            r"\b(?:esta|se puso|se esta poniendo|se ve|quedo) (?:todo |toda |bien |muy )?(?:morad[oa]|moradit[oa]"
+            r"|azul|gris)\b",
             r"\b(?:ronca|roncando|ronquido|gorgotea|gorgoteando|gorgoteo|estertor)\b",
             r"\bhace (?:ruidos|sonidos) (?:raros|extranos|feos)\b",
             r"\b(?:labios|cara|boca) (?:estan |esta |se (?:le )?puso |se (?:le )?pusieron )?(?:morad[oa]s?"
             r"|azul(?:es)?)\b",
         ),
         context=(
-            r"\b(?:no responde|no reacciona|no despierta|no abre los ojos|inconsciente|desmayad[oa]|se desplomo)\b",
+            r"\bno (?:me |nos |le |les )?(?:responde|reacciona|contesta|despierta|abre los ojos|se mueve)\b",
+            r"\b(?:inconsciente|desmayad[oa]|sin conocimiento|sin sentido)\b|\bse (?:ha |le )?desplom\w{0,4}",
             r"\b(?:esta|quedo) (?:tirad[oa]|desmayad[oa]|inconsciente)\b",
         ),
     ),
