@@ -319,8 +319,9 @@ _A_RULES: dict[str, SpanishWording] = {
             # Breathing unknown to the caller, in someone who does not respond: treated as an arrest (AHA).
             r"\b(?:no (?:se|sabe|sabemos|se sabe|estoy segur[oa]|estamos segur[oa]s|puedo (?:ver|saber|decir)"
             r"|distingo|alcanzo a ver)|ni idea)(?: (?:de|bien))? si" + _words(3) + r" respir(?:a|ando|ara|e)\b",
-            r"\b(?:esta|se puso|se esta poniendo|se ve|quedo) (?:todo |toda |bien |muy )?(?:morad[oa]|moradit[oa]"
-            r"|azul|gris)\b",
+            # The person turning colour ("se puso morado", "está todo morado"), not a bruise ("el dedo está morado").
+            r"\b(?:se (?:puso|esta poniendo|estaba poniendo|ve|quedo)(?: tod[oa]| bien| muy)?|esta tod[oa])"
+            r" (?:morad[oa]|moradit[oa]|azul|gris)\b",
             r"\b(?:ronca|roncando|ronquido|gorgotea|gorgoteando|gorgoteo|estertor)\b",
             r"\bhace (?:ruidos|sonidos) (?:raros|extranos|feos)\b",
             r"\b(?:labios|cara|boca) (?:estan |esta |se (?:le )?puso |se (?:le )?pusieron )?(?:morad[oa]s?"

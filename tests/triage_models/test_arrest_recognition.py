@@ -39,7 +39,7 @@ def test_unresponsive_with_breathing_unknown_is_an_arrest_in_english(text: str) 
         "se desmayo mi tio no contesta no se si esta respirando",
         "mi papá se ha desplomado en la cocina y no me contesta, hace un ronquido bien raro",
         "mi abuelo no nos contesta y no respira bien, hace ruidos raros",
-        "se desplomó en la calle, está morado y no responde",
+        "se desplomó en la calle, se puso todo morado y no responde",
     ],
 )
 def test_unresponsive_with_breathing_abnormal_or_unknown_is_an_arrest_in_spanish(text: str) -> None:
