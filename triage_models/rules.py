@@ -821,6 +821,14 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         (
             r"\b(?:can't|cannot|can not|unable to) (?:breathe|catch (?:his|her|my|their) breath)\b",
             r"\b(?:struggling|fighting|gasping) (?:to|for) (?:breathe|breath|air)\b",
+            # Gasping in someone awake ("woke up gasping") and breathlessness lying flat (orthopnoea: "has to sit up to
+            # breathe", a sign of heart failure) are distress; gasping in someone who does not respond is A-NOT-*.
+            r"\bgasping\b",
+            r"\b(?:has to|have to|needs to|need to|must|can only) (?:sit|stand|prop (?:him|her|them|myself))"
+            r"(?: up| upright| forward)?(?: on the (?:edge|side) of (?:the|his|her|my|their) bed)?(?: in order)? to"
+            r" breathe\b",
+            r"\b(?:can't|cannot|can not|unable to) (?:lie|lay) (?:down|flat)\b[^.]{0,30}\bbreath",
+            r"\b(?:can't|cannot|can not) breathe (?:when |while |if )?(?:lying|laying) (?:down|flat)\b",
             r"\b(?:severe|bad|really bad) (?:asthma attack|shortness of breath|difficulty breathing)\b",
             r"\brespiratory distress\b",
             r"\b(?:working|breathing|trying) (?:really |very |so )?hard to breathe?\b|\bbreathing (?:really |very "
@@ -840,8 +848,13 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "A-SEVERE-RESPIRATORY-DISTRESS",
         1,
         A,
-        "Severe respiratory distress: speaking in single words, retractions, grunting, tripod position, blue lips",
+        "Severe respiratory distress: speaking in single words, retractions, grunting, tripod position, blue lips, pink"
+        " frothy sputum",
         (
+            # Pink frothy sputum is acute pulmonary oedema (AHA/ACC heart failure guideline, 2022); the ESI handbook
+            # counts the non-invasive ventilation it needs as a life-saving intervention.
+            r"\bcough\w*\b[^.]{0,30}\bpink\w*,? (?:and )?(?:froth\w*|foam\w*|bubbl\w*)"
+            r"|\bpink\w*,? (?:and )?(?:froth\w*|foam\w*|bubbl\w*) (?:sputum|phlegm|spit|mucus)\b",
             r"\b(?:can|could) (?:only|barely|just) (?:speak|talk|say|get out) (?:in )?(?:a few|a couple of|single|one"
             r"|two|one or two|1 or 2) words?\b",
             r"\b(?:speaking|talking) (?:only )?(?:in )?(?:single|one|two|a few|one or two|short) words?\b|\bonly"

@@ -335,6 +335,9 @@ _A_RULES: dict[str, SpanishWording] = {
     ),
     "A-SEVERE-RESPIRATORY-DISTRESS": SpanishWording(
         (
+            # Tos con espuma rosada: edema agudo de pulmón (see the English rule).
+            r"\b(?:tose|tosiendo|tosio|tos|toser)\b" + _gap(30) + r"\b(?:espuma (?:rosa|rosada|rosadita)"
+            r"|(?:flemas?|esputos?|saliva|babas?) (?:rosad[oa]s?|rosa)(?: y| con)? (?:espuma|espumos[oa]s?))\b",
             r"\b(?:solo|apenas|nada mas) (?:puede )?(?:dice|decir|habla|hablar) (?:una|dos|unas|pocas|una o dos)"
             r" palabras?\b",
             r"\bno (?:puede|alcanza a) (?:terminar|acabar|completar) (?:una|la|las) (?:frase|oracion|palabras)\b",
@@ -823,6 +826,12 @@ _B_RULES: dict[str, SpanishWording] = {
             r" (?:el )?aire\b|\bno (?:me|le) (?:entra|llega|alcanza) el aire\b",
             r"\b(?:lucha|luchando|batalla|batallando|peleando) (?:para|por) respirar\b"
             r"|\bse (?:esta )?asfixia(?:ndo)?\b",
+            # Gasping while awake, and breathless lying down (orthopnoea); not awake, it is an arrest (A-NOT-*).
+            r"\bboquea(?:ndo|ba)?\b",
+            r"\b(?:tiene que|necesita|debe|solo puede) (?:estar )?(?:sentad[oa]|sentarse|incorporarse|pararse)"
+            r"(?: en la cama| en la orilla de la cama)? (?:para )?(?:poder )?respirar\b",
+            r"\bno (?:puede|puedo|aguanta) (?:acostarse|acostarme|estar acostad[oa])\b" + _gap(30) + r"\b(?:respir"
+            r"|aire|ahoga)",
             r"\b(?:ataque|crisis) (?:de asma|asmatica)\b" + _gap(10) + r"\b(?:fuerte|grave|severa?|muy mal|terrible"
             r"|horrible)\b|\b(?:fuerte|grave|severa?|terrible|tremend[oa]) (?:ataque|crisis) (?:de asma|asmatica)\b",
             r"\b(?:mucha|severa|grave) (?:dificultad para respirar|falta de aire)\b|\ble falta (?:mucho|muchisimo"

@@ -87,3 +87,35 @@ def test_an_awake_patient_gasping_is_no_arrest(text: str) -> None:
 )
 def test_gasping_in_a_patient_not_said_to_be_awake_stays_an_arrest(text: str, rule_id: str) -> None:
     assert rule_id in fired(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule_id"),
+    [
+        ("my wife woke up gasping, she's sitting on the side of the bed", "B-RESPIRATORY-DISTRESS"),
+        ("he keeps gasping, he says his chest feels tight", "B-RESPIRATORY-DISTRESS"),
+        ("my dad has to sit up on the edge of the bed to breathe", "B-RESPIRATORY-DISTRESS"),
+        ("she can't lie flat, she can't breathe lying down", "B-RESPIRATORY-DISTRESS"),
+        ("se despertó boqueando y está sentado en la cama", "B-RESPIRATORY-DISTRESS"),
+        ("tiene que estar sentada para poder respirar", "B-RESPIRATORY-DISTRESS"),
+        ("she's coughing up pink foamy spit and can't get her breath", "A-SEVERE-RESPIRATORY-DISTRESS"),
+        ("pink frothy sputum, coughing, sats dropping", "A-SEVERE-RESPIRATORY-DISTRESS"),
+        ("está tosiendo una espuma rosada y le falta el aire", "A-SEVERE-RESPIRATORY-DISTRESS"),
+        ("tose flemas rosadas con espuma, no puede acostarse", "A-SEVERE-RESPIRATORY-DISTRESS"),
+    ],
+)
+def test_an_awake_patient_short_of_breath_is_respiratory_distress(text: str, rule_id: str) -> None:
+    assert rule_id in fired(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "she has pink eye and a cough",
+        "he bought a pink foam mattress and now his back hurts",
+        "the baby spit up some milk, she's fine",
+        "echa espuma por la boca después de la convulsión",
+    ],
+)
+def test_pink_or_foam_without_a_cough_of_it_is_no_severe_distress(text: str) -> None:
+    assert "A-SEVERE-RESPIRATORY-DISTRESS" not in fired(text)
