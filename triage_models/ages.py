@@ -83,6 +83,14 @@ _ACCENTED = {"veintidos": "veintidós", "veintitres": "veintitrés", "veintiseis
 """Spanish numbers text2num knows only with their accent, as callers type them without."""
 _UNIT_YEARS = {"m": 12.0, "w": 52.0, "s": 52.0, "d": 365.0}
 """A unit's first letter (months, weeks, semanas, días/days) -> how many make a year; years and años are 1."""
+_BORN = re.compile(r"\b(?:old|nacid[oa]|vida|edad)\b", re.I)
+_BABY_OR_HE = re.compile(
+    r"\b(?:he|son|boy|baby|child|kid|toddler|grandson|granddaughter|daughter|nephew|niece|brother|sister|girl|bebe"
+    r"|bebit[oa]|nin[oa]|ninit[oa]|hij[oa]|hijit[oa]|nene|nena|niet[oa]|chiquit[oa]|pequen[oa]|criatura|el)\b",
+    re.I,
+)
+_MOST_WEEKS = 12
+"""A baby's age is said in weeks up to about three months; more weeks are a pregnancy ("tiene 30 semanas")."""
 
 
 def number_value(words: str, language: str) -> int | None:
@@ -105,6 +113,17 @@ class SpokenAge:
     end: int
 
 
+def _a_babys_age(folded: str, match: re.Match[str], number: int, unit: str) -> bool:
+    """Months, weeks or days are a baby's age when said so ("old", "de nacido"), else only of a baby, a child or a
+    "he" said just before, and weeks only up to `_MOST_WEEKS`: "she's 8 months" and "mi esposa tiene 30 semanas" are
+    pregnancies."""
+    if _BORN.search(match.group(0)):
+        return True
+    if unit[0] in "ws" and number > _MOST_WEEKS:
+        return False
+    return _BABY_OR_HE.search(folded[max(0, match.start() - 25) : match.end()]) is not None
+
+
 def spoken_age(text: str) -> SpokenAge | None:
     """The earliest age said in words, or after the person it is about; None if none."""
     folded = fold_accents(text)
@@ -115,6 +134,8 @@ def spoken_age(text: str) -> SpokenAge | None:
             if number is None:
                 continue
             unit = (match.group("unit") or "y").lower()
+            if unit[0] in _UNIT_YEARS and not _a_babys_age(folded, match, number, unit):
+                continue
             years = number / _UNIT_YEARS.get(unit[0], 1.0)
             if 0 < years <= 120:
                 found.append(SpokenAge(years, match.start(), match.end()))

@@ -65,6 +65,9 @@ def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float
         "se cayó hace cinco minutos",
         "está embarazada de ocho meses",
         "son las dos de la mañana",
+        "she's 8 months and her water just broke",
+        "mi esposa tiene 30 semanas y le duele la panza",
+        "my daughter is 32 weeks and bleeding",
     ],
 )
 def test_other_numbers_are_no_age(text: str) -> None:
