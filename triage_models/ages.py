@@ -1,12 +1,13 @@
-"""The patient's age as callers say it, in English and Spanish: in words ("my son is two", "catorce meses"), or
-after the person it is about ("he's 5", "looks about 7", "tiene dos años"); other numbers are no age.
+"""Ages as callers say them, in English and Spanish: in words, or after the person they are about.
 
+"my son is two", "he's 5", "looks about 7", "a fourteen-month-old", "tiene dos años", "un bebé de ocho meses".
 Number words become numbers with text2num (allo-media's parser of spoken numbers, English and Spanish among its
-languages). Which numbers are ages is decided here, by where they stand: after a word for the patient and "is"
-("my son is two"), after "looks"/"seems", before "years/months/weeks old", after "tiene", "cumplió" or a person
-"de" ("un bebé de ocho meses"). A bare number after those is an age only when the clause ends there or goes on to
-something else ("he's 5 and he got hit"): "he's two blocks away", "two kids", "floor two", "hace dos años", "tiene
-dos meses con tos" and "the 48" are no age.
+languages). Which numbers are ages is decided here, by where they stand: after a word for the patient and "is",
+after "looks"/"seems", before "years/months/weeks old", after "tiene", "cumplió" or a person "de". A bare number
+after those is an age only when the clause ends there or goes on to something else ("he's 5 and he got hit"):
+"he's two blocks away", "two kids", "floor two", "hace dos años", "tiene dos meses con tos" and "the 48" are no
+age. Months and weeks are a baby's age only when said so ("old", "de nacido") or of a baby, a child or a "he":
+"she's 8 months" and "mi esposa tiene 30 semanas" are pregnancies.
 """
 
 from __future__ import annotations
@@ -50,10 +51,10 @@ _ES_PERSON = (
 _PATTERNS = (
     # "a two-year-old", "fourteen months old", "three weeks old" (digits: vitals' own patterns).
     re.compile(rf"\b(?P<n>{_EN_NUMBER})[\s-]*{_EN_UNIT}[\s-]*old\b", re.I),
-    # "my son is two", "he's 5", "she's fourteen months", "aged twelve".
+    # "my son is two", "he's 5", "my daughter is fourteen months", "aged twelve".
     re.compile(
-        rf"\b(?:{_EN_PERSON}(?:'s|s| is)|aged?) {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})(?:[\s-]*{_EN_UNIT}(?:[\s-]*old)?)?"
-        + _EN_END,
+        rf"\b(?:{_EN_PERSON}(?:'s|s| is)|aged?) {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})"
+        rf"(?:[\s-]*{_EN_UNIT}(?:[\s-]*old)?)?" + _EN_END,
         re.I,
     ),
     # "looks about 7", "looks like maybe nine", "seems around eighty".
