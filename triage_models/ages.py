@@ -30,6 +30,8 @@ _ES_NUMBER = (
     rf"|{_ES_UNITS}|diez|once|doce|trece|catorce|quince|dieci[a-z]{{3,6}}|veinte|cien)"
 )
 _DIGITS = r"\d{1,3}(?![.,]\d)"
+_FILLER = r"(?:(?:uh|um|uhm|er|eh|em|este|pues) )?"
+"""A filler between a number and its unit, as speech-to-text writes it ("tiene 12 eh años")."""
 _EN_UNIT = r"(?P<unit>years?|yrs?|months?|mos?|weeks?|wks?)"
 _ES_UNIT = r"(?P<unit>anos?|anitos?|meses|mes|semanas?|semanitas?|dias?)"
 _HEDGE = r"(?:(?:only|just|about|around|maybe|like|probably|almost|nearly|barely) ){0,2}"
@@ -50,7 +52,7 @@ _ES_PERSON = (
 )
 _PATTERNS = (
     # "a two-year-old", "fourteen months old", "three weeks old" (digits: vitals' own patterns).
-    re.compile(rf"\b(?P<n>{_EN_NUMBER})[\s-]*{_EN_UNIT}[\s-]*old\b", re.I),
+    re.compile(rf"\b(?P<n>{_EN_NUMBER})[\s-]*{_FILLER}{_EN_UNIT}[\s-]*old\b", re.I),
     # "my son is two", "he's 5", "my daughter is fourteen months", "aged twelve".
     re.compile(
         rf"\b(?:{_EN_PERSON}(?:'s|s| is)|aged?) {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})"
@@ -65,13 +67,13 @@ _PATTERNS = (
     ),
     # "tiene dos años", "cumplió nueve años", "tiene 2 meses de nacido" (not "tiene dos meses con tos").
     re.compile(
-        rf"\b(?:tiene|tenia|cumplio|cumple|va a cumplir) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS}) {_ES_UNIT}"
+        rf"\b(?:tiene|tenia|cumplio|cumple|va a cumplir) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS}) {_FILLER}{_ES_UNIT}"
         r"(?: de (?:edad|nacid[oa]|vida))?" + _ES_END,
         re.I,
     ),
     # "un bebé de ocho meses", "un señor de como sesenta y cinco años" (not "embarazada de ocho meses").
     re.compile(
-        rf"\b{_ES_PERSON} (?:de|como de|de como) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS}) {_ES_UNIT}\b"
+        rf"\b{_ES_PERSON} (?:de|como de|de como) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS}) {_FILLER}{_ES_UNIT}\b"
         r"(?! de embarazo)",
         re.I,
     ),

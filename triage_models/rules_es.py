@@ -1671,8 +1671,10 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "tiene un ataque de asma muy fuerte, solo dice una o dos palabras",
             "no le entra el aire",
             "el niño está batallando para respirar, se le hunden las costillas",
+            "se despertó boqueando, está sentado en la orilla de la cama",
+            "tiene que estar sentado para poder respirar",
         ),
-        ("sin dificultad respiratoria severa, respira bien",),
+        ("sin dificultad respiratoria severa, respira bien", "no está boqueando, respira tranquilo"),
     ),
     "B-PE-RISK": (
         (
@@ -1962,8 +1964,14 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "se desmayó y está roncando, no responde",
             "está inconsciente y hace ruidos raros al respirar",
             "no reacciona y tiene los labios morados",
+            "se desplomó, no me contesta y no sé si respira",
+            "está tirado en la calle, no se mueve, se puso todo morado",
         ),
-        ("respira raro pero está despierto y me habla", "ronca por las noches, está bien"),
+        (
+            "respira raro pero está despierto y me habla",
+            "ronca por las noches, está bien",
+            "no sé si respira bien, pero me contesta",
+        ),
     ),
     "A-SEVERE-RESPIRATORY-DISTRESS": (
         (

@@ -34,6 +34,8 @@ from triage_models.vitals import age_in_years, extract_vitals
         ("cumplió nueve años ayer y ahora tiene fiebre", 9.0),
         ("tiene 2 meses de nacido", 2 / 12),
         ("el bebe tiene dos semanas de vida", 2 / 52),
+        ("a mi niño lo golpeó un carro tiene 12 eh años", 12.0),
+        ("uh a two uh year old fell down the stairs", 2.0),
     ],
 )
 def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float) -> None:
