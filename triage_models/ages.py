@@ -92,6 +92,8 @@ _BABY_OR_HE = re.compile(
     r"|bebit[oa]|nin[oa]|ninit[oa]|hij[oa]|hijit[oa]|nene|nena|niet[oa]|chiquit[oa]|pequen[oa]|criatura|el)\b",
     re.I,
 )
+_SUBJECT_REACH = 40
+"""How many characters before a number of months or weeks the baby, child or "he" it is said of may stand."""
 _MOST_WEEKS = 12
 """A baby's age is said in weeks up to about three months; more weeks are a pregnancy ("tiene 30 semanas")."""
 
@@ -124,7 +126,8 @@ def _a_babys_age(folded: str, match: re.Match[str], number: int, unit: str) -> b
         return True
     if unit[0] in "ws" and number > _MOST_WEEKS:
         return False
-    return _BABY_OR_HE.search(folded[max(0, match.start() - 25) : match.end()]) is not None
+    # Searched in place (not in a slice), so that a word cut at the window's start ("t|he") is no "he".
+    return _BABY_OR_HE.search(folded, max(0, match.start() - _SUBJECT_REACH), match.end()) is not None
 
 
 def spoken_age(text: str) -> SpokenAge | None:

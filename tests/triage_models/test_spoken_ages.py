@@ -70,6 +70,7 @@ def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float
         "she's 8 months and her water just broke",
         "mi esposa tiene 30 semanas y le duele la panza",
         "my daughter is 32 weeks and bleeding",
+        "we got the bed from the store, she's 7 months and the baby kicks a lot",
     ],
 )
 def test_other_numbers_are_no_age(text: str) -> None:
