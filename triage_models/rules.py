@@ -138,6 +138,15 @@ _HEIGHT_GAP = (
 )
 _NOT_NORMAL_AHEAD = r"(?! (?:right|normal|normally|good|well|properly|too good|great|easy|easily)\b)"
 """'not breathing right' is abnormal breathing (A-NOT-BREATHING-NORMALLY needs the patient not awake), not apnoea."""
+_BREATHING_SUBJECT = r"(?:[\w']+ ){0,3}?(?:still |even |really )?breathing\b"
+"""Whom the caller does not know to be breathing ("if he's still breathing", "whether my dad is breathing")."""
+_AWAKE_BEFORE = r"(?<!woke up )(?<!woken up )(?<!wakes up )(?<!waking up )(?<!woke )(?<!wakes )(?<!waking )"
+"""A finding said of someone as they wake ("woke up gasping"): awake, whatever the finding."""
+_AWAKE_AHEAD = (
+    r"(?![^.]{0,40}?\b(?:he's|she's|he is|she is|they're|they are|is) (?:still |wide |fully )?(?:awake|alert|talking"
+    r"|speaking|answering|sitting up)\b)"
+)
+"""A finding followed, within its sentence, by the patient being awake ("gasping, she's talking to me")."""
 _LIMB_AHEAD = (
     r"(?! (?:in|to|at|on) (?:his |her |the |their |my )?(?:left |right |lt |rt )?(?:leg|foot|feet|arm|hand|limb"
     r"|wrist|ankle|toes?|fingers?))"
@@ -159,7 +168,9 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"\bapn(?:o|e)ic\b",
             r"\bagonal\b",
             r"\bbarely breathing\b",
-            r"\bgasping\b(?! (?:for|to) (?:breath|air|breathe)\b)",
+            # Gasping in someone awake ("woke up gasping", "gasping, she's talking to me") is breathlessness: an
+            # awake patient is not in arrest. A-NOT-BREATHING-NORMALLY still reads it once they do not respond.
+            _AWAKE_BEFORE + r"\bgasping\b(?! (?:for|to) (?:breath|air|breathe)\b)" + _AWAKE_AHEAD,
             r"\brespiratory arrest\b",
             r"\b(?:hardly|barely) (?:really )?breathing\b|\bnot (?:crying|moving|talking) (?:or|nor) breathing\b",
             r"\bbreathing (?:every|once every) (?:few|couple|\d+) (?:seconds|breaths)\b",
@@ -172,9 +183,16 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "A-NOT-BREATHING-NORMALLY",
         1,
         A,
-        "Not awake and not breathing normally (agonal: gasping, snoring, gurgling, 'breathing weird'): treat as"
-        " cardiac arrest",
+        "Not awake and not breathing normally (agonal: gasping, snoring, gurgling, 'breathing weird') or not known to"
+        " be breathing: treat as cardiac arrest",
+        # After the AHA guidelines for telecommunicator CPR (2020 guidelines; 2023 scientific statement on
+        # telecommunicator CPR): a patient who does not respond and whose breathing is absent, abnormal (agonal) or
+        # unknown to the caller is taken as in cardiac arrest, and compression instructions start.
         (
+            r"\bgasping\b",
+            r"\b(?:don't|do not|can't|cannot|can not|couldn't) (?:know|no|tell|see|hear|say)(?: for sure)?"
+            r" (?:if|whether) " + _BREATHING_SUBJECT,
+            r"\b(?:not sure|unsure|not certain|no idea|no clue)(?: (?:if|whether))? " + _BREATHING_SUBJECT,
             r"\bbreathing (?:really |very |all |kind of |kinda |real )?(?:weird|funny|strange|odd|wrong|off|slow|"
             r"shallow|irregular|noisy|loud)\b",
             r"\b(?:not|isn't|is not|isnt) breathing (?:right|normal(?:ly)?|good|well|properly)\b",
@@ -184,7 +202,7 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
             r"(?:blue|purple|gray|grey)\b",
         ),
         context=(
-            r"\b(?:unresponsive|unconscious|passed out|out cold|knocked out|collapsed|limp|(?:not|isn't"
+            r"\bunconsc(?!iously)\w*|\b(?:unresponsive|passed out|out cold|knocked out|collapsed|limp|(?:not|isn't"
             r"|is not) (?:awake|"
             r"waking|moving|responding|answering)|(?:won't|wont|isn't|can't|cannot|doesn't) (?:wake|respond|answer"
             r"|open)|eyes"
@@ -254,7 +272,8 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         (
             # "usually unresponsive" is a baseline, not a change.
             r"(?<!usually )(?<!normally )(?<!baseline )(?<!chronically )\bunresponsive\b",
-            r"\bunconscious\b",
+            # "unconscience", "unconsciousness": speech-to-text writes the word in forms too far for the spelling fix.
+            r"\bunconsc(?!iously)\w*",
             r"\b(?:won't|will not|can't|cannot|doesn't|does not) (?:wake up|be woken|be roused|respond)\b",
             r"\b(?:not|isn't|wasn't) (?:responding|responsive|conscious|waking(?: up)?|rousable|arousable)\b",
             r"\bcan't (?:really |even |quite )?(?:wake|rouse) (?:him|her|them)(?: up)?\b",
@@ -802,6 +821,14 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         (
             r"\b(?:can't|cannot|can not|unable to) (?:breathe|catch (?:his|her|my|their) breath)\b",
             r"\b(?:struggling|fighting|gasping) (?:to|for) (?:breathe|breath|air)\b",
+            # Gasping in someone awake ("woke up gasping") and breathlessness lying flat (orthopnoea: "has to sit up to
+            # breathe", a sign of heart failure) are distress; gasping in someone who does not respond is A-NOT-*.
+            r"\bgasping\b",
+            r"\b(?:has to|have to|needs to|need to|must|can only) (?:sit|stand|prop (?:him|her|them|myself))"
+            r"(?: up| upright| forward)?(?: on the (?:edge|side) of (?:the|his|her|my|their) bed)?(?: in order)? to"
+            r" breathe\b",
+            r"\b(?:can't|cannot|can not|unable to) (?:lie|lay) (?:down|flat)\b[^.]{0,30}\bbreath",
+            r"\b(?:can't|cannot|can not) breathe (?:when |while |if )?(?:lying|laying) (?:down|flat)\b",
             r"\b(?:severe|bad|really bad) (?:asthma attack|shortness of breath|difficulty breathing)\b",
             r"\brespiratory distress\b",
             r"\b(?:working|breathing|trying) (?:really |very |so )?hard to breathe?\b|\bbreathing (?:really |very "
@@ -821,8 +848,13 @@ PHRASE_RULES: tuple[PhraseRule, ...] = (
         "A-SEVERE-RESPIRATORY-DISTRESS",
         1,
         A,
-        "Severe respiratory distress: speaking in single words, retractions, grunting, tripod position, blue lips",
+        "Severe respiratory distress: speaking in single words, retractions, grunting, tripod position, blue lips, pink"
+        " frothy sputum",
         (
+            # Pink frothy sputum is acute pulmonary oedema (AHA/ACC heart failure guideline, 2022); the ESI handbook
+            # counts the non-invasive ventilation it needs as a life-saving intervention.
+            r"\bcough\w*\b[^.]{0,30}\bpink\w*,? (?:and )?(?:froth\w*|foam\w*|bubbl\w*)"
+            r"|\bpink\w*,? (?:and )?(?:froth\w*|foam\w*|bubbl\w*) (?:sputum|phlegm|spit|mucus)\b",
             r"\b(?:can|could) (?:only|barely|just) (?:speak|talk|say|get out) (?:in )?(?:a few|a couple of|single|one"
             r"|two|one or two|1 or 2) words?\b",
             r"\b(?:speaking|talking) (?:only )?(?:in )?(?:single|one|two|a few|one or two|short) words?\b|\bonly"

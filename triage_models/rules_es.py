@@ -151,7 +151,10 @@ _A_RULES: dict[str, SpanishWording] = {
             r"|dificultosa|rara|extrana|con))",
             r"\bno (?:lo |la |le )?(?:veo|siento|escucho|oigo|vemos) (?:que )?respir(?:ar|e|ando)\b",
             r"\b(?:apenas|casi no|casi ni) respira\b",
-            r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bboquea(?:ndo|ba)?\b|\bbocanadas\b",
+            r"\bapneic[oa]\b|\ben apnea\b|\bagonic[oa]s?\b|\bbocanadas\b",
+            # Gasping as one wakes, or while awake and talking, is breathlessness: an awake patient is not in arrest.
+            r"(?<!desperto )(?<!despierta )(?<!despertando )(?<!despertar )\bboquea(?:ndo|ba)?\b"
+            r"(?![^.]{0,40}?\b(?:(?:esta|sigue) (?:despiert[oa]|sentad[oa]|hablando|consciente)|(?:me|nos) habla)\b)",
             # Abnormal breathing in someone who does not respond is treated as not breathing (dispatch protocol).
             r"\brespira (?:muy )?(?:raro|feo|extrano|rarito|con dificultad|roncando"
             r"|como ronquido)\b" + _gap(40, lazy=True) + r"\b(?P<also>no (?:responde|despierta|reacciona|contesta))\b",
@@ -313,18 +316,28 @@ _A_RULES: dict[str, SpanishWording] = {
         (
             r"\brespira (?:muy |bien |como )?(?:raro|feo|extrano|mal|lento|lentito|despacio|con ruido|ruidoso)\b",
             r"\bno respira (?:bien|normal|como siempre)\b",
+            # Breathing unknown to the caller, in someone who does not respond: treated as an arrest (AHA).
+            r"\b(?:no (?:se|sabe|sabemos|se sabe|estoy segur[oa]|estamos segur[oa]s|puedo (?:ver|saber|decir)"
+            r"|distingo|alcanzo a ver)|ni idea)(?: (?:de|bien))? si" + _words(3) + r" respir(?:a|ando|ara|e)\b",
+            # The person turning colour ("se puso morado", "está todo morado"), not a bruise ("el dedo está morado").
+            r"\b(?:se (?:puso|esta poniendo|estaba poniendo|ve|quedo)(?: tod[oa]| bien| muy)?|esta tod[oa])"
+            r" (?:morad[oa]|moradit[oa]|azul|gris)\b",
             r"\b(?:ronca|roncando|ronquido|gorgotea|gorgoteando|gorgoteo|estertor)\b",
             r"\bhace (?:ruidos|sonidos) (?:raros|extranos|feos)\b",
             r"\b(?:labios|cara|boca) (?:estan |esta |se (?:le )?puso |se (?:le )?pusieron )?(?:morad[oa]s?"
             r"|azul(?:es)?)\b",
         ),
         context=(
-            r"\b(?:no responde|no reacciona|no despierta|no abre los ojos|inconsciente|desmayad[oa]|se desplomo)\b",
+            r"\bno (?:me |nos |le |les )?(?:responde|reacciona|contesta|despierta|abre los ojos|se mueve)\b",
+            r"\b(?:inconsciente|desmayad[oa]|sin conocimiento|sin sentido)\b|\bse (?:ha |le )?desplom\w{0,4}",
             r"\b(?:esta|quedo) (?:tirad[oa]|desmayad[oa]|inconsciente)\b",
         ),
     ),
     "A-SEVERE-RESPIRATORY-DISTRESS": SpanishWording(
         (
+            # Tos con espuma rosada: edema agudo de pulmón (see the English rule).
+            r"\b(?:tose|tosiendo|tosio|tos|toser)\b" + _gap(30) + r"\b(?:espuma (?:rosa|rosada|rosadita)"
+            r"|(?:flemas?|esputos?|saliva|babas?) (?:rosad[oa]s?|rosa)(?: y| con)? (?:espuma|espumos[oa]s?))\b",
             r"\b(?:solo|apenas|nada mas) (?:puede )?(?:dice|decir|habla|hablar) (?:una|dos|unas|pocas|una o dos)"
             r" palabras?\b",
             r"\bno (?:puede|alcanza a) (?:terminar|acabar|completar) (?:una|la|las) (?:frase|oracion|palabras)\b",
@@ -813,6 +826,12 @@ _B_RULES: dict[str, SpanishWording] = {
             r" (?:el )?aire\b|\bno (?:me|le) (?:entra|llega|alcanza) el aire\b",
             r"\b(?:lucha|luchando|batalla|batallando|peleando) (?:para|por) respirar\b"
             r"|\bse (?:esta )?asfixia(?:ndo)?\b",
+            # Gasping while awake, and breathless lying down (orthopnoea); not awake, it is an arrest (A-NOT-*).
+            r"\bboquea(?:ndo|ba)?\b",
+            r"\b(?:tiene que|necesita|debe|solo puede) (?:estar )?(?:sentad[oa]|sentarse|incorporarse|pararse)"
+            r"(?: en la cama| en la orilla de la cama)? (?:para )?(?:poder )?respirar\b",
+            r"\bno (?:puede|puedo|aguanta) (?:acostarse|acostarme|estar acostad[oa])\b" + _gap(30) + r"\b(?:respir"
+            r"|aire|ahoga)",
             r"\b(?:ataque|crisis) (?:de asma|asmatica)\b" + _gap(10) + r"\b(?:fuerte|grave|severa?|muy mal|terrible"
             r"|horrible)\b|\b(?:fuerte|grave|severa?|terrible|tremend[oa]) (?:ataque|crisis) (?:de asma|asmatica)\b",
             r"\b(?:mucha|severa|grave) (?:dificultad para respirar|falta de aire)\b|\ble falta (?:mucho|muchisimo"
@@ -1652,8 +1671,10 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "tiene un ataque de asma muy fuerte, solo dice una o dos palabras",
             "no le entra el aire",
             "el niño está batallando para respirar, se le hunden las costillas",
+            "se despertó boqueando, está sentado en la orilla de la cama",
+            "tiene que estar sentado para poder respirar",
         ),
-        ("sin dificultad respiratoria severa, respira bien",),
+        ("sin dificultad respiratoria severa, respira bien", "no está boqueando, respira tranquilo"),
     ),
     "B-PE-RISK": (
         (
@@ -1943,8 +1964,14 @@ SPANISH_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "se desmayó y está roncando, no responde",
             "está inconsciente y hace ruidos raros al respirar",
             "no reacciona y tiene los labios morados",
+            "se desplomó, no me contesta y no sé si respira",
+            "está tirado en la calle, no se mueve, se puso todo morado",
         ),
-        ("respira raro pero está despierto y me habla", "ronca por las noches, está bien"),
+        (
+            "respira raro pero está despierto y me habla",
+            "ronca por las noches, está bien",
+            "no sé si respira bien, pero me contesta",
+        ),
     ),
     "A-SEVERE-RESPIRATORY-DISTRESS": (
         (

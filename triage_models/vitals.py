@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from triage_models.ages import spoken_age
+
 _NUMBER = r"(\d{1,3}(?:\.\d)?)"
 
 
@@ -87,7 +89,12 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     ],
     "age": [
         # "56 years old", "56-year-old", "56 yo", "56 y/o": a bare "3 years" (of back pain) is not an age.
-        re.compile(r"\b(\d{1,3})(?:[\s-]*(?:years?|yrs?)[\s-]*old\b|[\s-]*(?:y/o|yo)\b|\s*a[nñ]os\b)", re.I),
+        # "hace 5 años" (five years ago) and "por 2 años" are a time, not an age.
+        re.compile(
+            r"(?<!hace )(?<!hace como )(?<!hace unos )(?<!desde )(?<!por )(?<!durante )"
+            r"\b(\d{1,3})(?:[\s-]*(?:years?|yrs?)[\s-]*old\b|[\s-]*(?:y/o|yo)\b|\s*a[nñ]os\b)",
+            re.I,
+        ),
         re.compile(r"\b(?:age|aged)" + _LINK + r"(\d{1,3})\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(months?|mos?)[\s-]*old\b", re.I),
         re.compile(r"\b(\d{1,2})[\s-]*(weeks?|wks?|days?)[\s-]*old\b", re.I),
@@ -124,6 +131,9 @@ def _age(text: str) -> Reading | None:
             number = number / 52.0 if unit.startswith("w") else number / 365.0
         if 0 <= number <= 120:
             found.append(_reading(match, number))
+    spoken = spoken_age(text)
+    if spoken is not None:
+        found.append(Reading(spoken.years, spoken.start, spoken.end, text[spoken.start : spoken.end]))
     return min(found, key=lambda reading: reading.start) if found else None
 
 

@@ -35,13 +35,6 @@ CARD_RULES = frozenset(
         "A-HANGING-DROWNING",
     }
 )
-TRIAGE_MISSES = {
-    "A-107": "triage reads no age in 'My son is two': the adult card",
-    "A-132": "A-NOT-BREATHING fires on 'woke up gasping' (awake, pulmonary oedema): the CPR card",
-    "B-084": "triage reads no age in 'fourteen months' but 'baby' (under 1): the infant card",
-}
-"""Calls whose card is wrong because of how triage reads them (not of the card library): strict xfails, so a fix in
-triage shows here."""
 DEVSET_CARDS = {
     "A-001": "cpr-adult",  # Spanish, agonal snoring
     "A-002": "choking-adult",  # "mi hijo", no age: the adult card, whose first question is the age
@@ -50,6 +43,7 @@ DEVSET_CARDS = {
     "A-023": "cpr-infant",  # a baby found blue and not breathing in the cot
     "A-024": "breathing-difficulty",  # blue lips, cannot finish a sentence: not choking
     "A-026": "severe-bleeding",
+    "A-029": "cpr-adult",  # Spanish: collapsed, does not answer, snoring, breathing unknown
     "A-034": "cpr-adult",
     "A-041": "cpr-adult",
     "A-043": "cpr-adult",  # an overdose not breathing: CPR before naloxone
@@ -60,35 +54,38 @@ DEVSET_CARDS = {
     "A-073": "drowning",  # pulled out of the deep end: rescue breaths first
     "A-074": "cpr-adult",
     "A-079": "cpr-adult",
-    "A-107": "cpr-child",
+    "A-107": "cpr-child",  # "my son is two"
     "A-117": "choking-child",
-    "A-132": "breathing-difficulty",
+    "A-132": "breathing-difficulty",  # awake, woke up gasping, pink froth: not the CPR card
     "A-139": "choking-adult",
     "A-152": "cpr-infant",  # a newborn not breathing
     "A-153": "drowning",  # a hanging
     "A-203": "cpr-adult",
+    "B-001": "cpr-adult",  # Spanish: does not answer, snoring, "no respira bien"
     "B-003": "breathing-difficulty",  # Spanish, asthma, mouth blue
     "B-012": "severe-bleeding",
+    "B-020": "cpr-adult",  # Spanish: lying there, not moving, "no se si respira"
     "B-027": "breathing-difficulty",
     "B-031": "cpr-adult",
     "B-032": "cpr-adult",
+    "B-035": "cpr-adult",  # speech-to-text: "unconscience", "i dont know if hes breathing"
     "B-040": "cpr-adult",
     "B-044": "severe-bleeding",  # stabbed, bleeding a lot, dizzy
     "B-056": "cpr-adult",
     "B-057": "choking-adult",
     "B-058": "drowning",
     "B-065": "cpr-adult",
-    "B-084": "choking-child",
+    "B-084": "choking-child",  # "my baby ... he's fourteen months": a child, not an infant
 }
 GENERATED_CARDS = {
     "cardiac-arrest": {"cpr-adult": 32},
     "child-breathing-distress": {"breathing-difficulty": 35},
-    "child-struck-unresponsive": {"cpr-child": 6, "cpr-adult": 2},  # no age read: "he's 5", "looks about 7"
+    "child-struck-unresponsive": {"cpr-child": 8, "cpr-adult": 1},  # no age: "a mi hija" (a daughter may be grown)
     "choking": {"choking-adult": 28, "choking-child": 3, "breathing-difficulty": 2},  # fillers inside "stuck in"
     "cpr-in-progress": {"cpr-adult": 31, "cpr-child": 2},
     "drowning-hanging": {"drowning": 34},
     "hemorrhagic-shock": {"cpr-adult": 2, "severe-bleeding": 5},
-    "not-breathing": {"cpr-adult": 25, "choking-unconscious": 8, "cpr-child": 2},
+    "not-breathing": {"cpr-adult": 23, "choking-unconscious": 8, "cpr-child": 4},  # "hes 5", "she looks about 7"
     "seizure-cyanotic": {"breathing-difficulty": 12, "seizure": 6},  # no seizure rule on "generalized seizure"
     "severe-bleeding": {"severe-bleeding": 26},
     "shock-trauma": {"cpr-adult": 17, "severe-bleeding": 1},
@@ -124,15 +121,7 @@ def test_the_devset_calls_with_a_card_rule_are_exactly_those_listed() -> None:
     assert sorted(with_rule) == sorted(DEVSET_CARDS)
 
 
-@pytest.mark.parametrize(
-    ("call_id", "card_id"),
-    [
-        pytest.param(call_id, card_id, marks=pytest.mark.xfail(strict=True, reason=TRIAGE_MISSES[call_id]))
-        if call_id in TRIAGE_MISSES
-        else (call_id, card_id)
-        for call_id, card_id in DEVSET_CARDS.items()
-    ],
-)
+@pytest.mark.parametrize(("call_id", "card_id"), DEVSET_CARDS.items())
 def test_an_urgent_devset_call_gets_its_card_in_its_language(call_id: str, card_id: str) -> None:
     call = urgent_devset_calls()[call_id]
     result = triager().classify(call.text)
