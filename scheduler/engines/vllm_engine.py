@@ -340,9 +340,12 @@ class VLLMEngine(Engine):
             self._end(inflight, EngineError("the engine stopped"))
         if llm is not None:
             handler = getattr(llm, "output_handler", None)
-            await asyncio.to_thread(llm.shutdown, SHUTDOWN_TIMEOUT_S)
-            if isinstance(handler, asyncio.Task):  # cancelled by shutdown from its thread: let it end here
+            if isinstance(handler, asyncio.Task):
+                # It ends before the engine core does: left to shutdown's cancel from its thread, it could read the
+                # stopped core first and log "AsyncLLM output_handler failed" with an EngineDeadError traceback.
+                handler.cancel()
                 await asyncio.wait([handler], timeout=SHUTDOWN_TIMEOUT_S)
+            await asyncio.to_thread(llm.shutdown, SHUTDOWN_TIMEOUT_S)
             collected = weakref.ref(llm)
             del llm, handler
             release_shut_down(collected)

@@ -360,6 +360,7 @@ def test_the_overload_mode_resubmits_only_waiting_requests_whose_priority_it_cha
 
 def test_a_process_that_served_and_stopped_the_engine_exits_without_a_traceback(model_dir: Path) -> None:
     # vLLM's AsyncLLM.__del__ shuts down again; left to interpreter exit it fails on vLLM's torn-down module globals.
+    # Its output handler, left running while the engine core stops, logs the core's EngineDeadError.
     done = subprocess.run(
         [sys.executable, "-c", SERVE_ONE_AND_EXIT, str(model_dir)],
         cwd=REPOSITORY,
@@ -369,8 +370,9 @@ def test_a_process_that_served_and_stopped_the_engine_exits_without_a_traceback(
     )
     assert done.returncode == 0, done.stderr[-4000:]
     assert "served 8 tokens" in done.stdout.splitlines()
-    assert "Traceback" not in done.stderr and "TypeError" not in done.stderr, done.stderr[-4000:]
-    assert "still referenced after its shutdown" not in done.stderr  # collected at stop, not disarmed
+    said = done.stdout + done.stderr  # vLLM logs to stdout, Python's exit-time errors go to stderr
+    assert [word for word in ("Traceback", "TypeError", "EngineDeadError") if word in said] == [], said[-4000:]
+    assert "still referenced after its shutdown" not in said  # collected at stop, not disarmed
 
 
 class _Closable:
