@@ -63,20 +63,6 @@ def run() -> None:
     if settings.redis_url is None:
         raise typer.BadParameter("set TRIAGE_REDIS_URL (the engine worker reads the shared heap)")
     asyncio.run(_serve_until_signalled(settings))
-    _quiet_vllm_exit()
-
-
-def _quiet_vllm_exit() -> None:
-    """After the engine worker's own stop (`serve_engine` stops its engine whatever ends it): vLLM's AsyncLLM.__del__
-    would shut an engine down again at interpreter exit, when vLLM's modules are already torn down, and print
-    "TypeError: 'NoneType' object is not callable". Collected now, while they are whole, or never again."""
-    import gc
-    import sys
-
-    gc.collect()
-    async_llm = sys.modules.get("vllm.v1.engine.async_llm")
-    if async_llm is not None:
-        async_llm.AsyncLLM.__del__ = lambda self: None
 
 
 async def _serve_until_signalled(settings: Any) -> None:

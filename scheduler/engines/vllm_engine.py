@@ -12,10 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
+import importlib
 import logging
 import os
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,6 +164,36 @@ def engine_args(config: VLLMEngineConfig, executor: str | None = None) -> Any:
     )
 
 
+ASYNC_LLM_MODULE = "vllm.v1.engine.async_llm"
+"""Imported by `start` in a worker thread of its own, before any engine is built there: vLLM keeps an import error
+at module level (`vllm.multimodal.media.audio._torchcodec_import_exc`, torchcodec missing), and that error's
+traceback pins every frame of the stack that first imported it. Imported inside `_build`, that stack held the
+AsyncLLM (`_build`'s `llm`, the thread's work item with its result) for the life of the process, so
+`AsyncLLM.__del__` ran at interpreter exit, after vLLM's module globals were torn down, and printed
+"TypeError: 'NoneType' object is not callable". Imported apart, the pinned stack holds only a module."""
+
+
+def release_shut_down(collected: weakref.ref[Any]) -> None:
+    """Collect an AsyncLLM whose `shutdown` has completed, so its `__del__` (a second shutdown) runs now, while
+    vLLM's modules are whole; one still referenced after that is disarmed, never left to interpreter exit."""
+    gc.collect()
+    llm = collected()
+    if llm is None:
+        return
+    # Something outside this engine still holds it (a new pinned frame, a stored traceback): its shutdown has
+    # completed, so the second one in `__del__` has nothing left to do but fail at exit. Only this instance's class
+    # changes; every other AsyncLLM keeps vLLM's `__del__`.
+    log.warning("vLLM's AsyncLLM is still referenced after its shutdown; its exit-time shutdown is disarmed")
+    shut_down: type = type(llm)
+    llm.__class__ = _shut_down_class(shut_down)
+
+
+@functools.cache
+def _shut_down_class(cls: type) -> type:
+    """`cls` with a `__del__` that does nothing: for an instance already shut down."""
+    return type(f"ShutDown{cls.__name__}", (cls,), {"__del__": lambda self: None, "__module__": __name__})
+
+
 _RESUBMIT = object()
 _DONE = object()
 
@@ -241,6 +274,7 @@ class VLLMEngine(Engine):
     # ----- lifecycle ----------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        await asyncio.to_thread(importlib.import_module, ASYNC_LLM_MODULE)  # see ASYNC_LLM_MODULE
         self.executor = vllm_executor()
         if self.executor == "cpu":
             cpu_threads_environment()
@@ -306,13 +340,15 @@ class VLLMEngine(Engine):
             self._end(inflight, EngineError("the engine stopped"))
         if llm is not None:
             handler = getattr(llm, "output_handler", None)
-            await asyncio.to_thread(llm.shutdown, SHUTDOWN_TIMEOUT_S)
-            if isinstance(handler, asyncio.Task):  # cancelled by shutdown from its thread: let it end here
+            if isinstance(handler, asyncio.Task):
+                # It ends before the engine core does: left to shutdown's cancel from its thread, it could read the
+                # stopped core first and log "AsyncLLM output_handler failed" with an EngineDeadError traceback.
+                handler.cancel()
                 await asyncio.wait([handler], timeout=SHUTDOWN_TIMEOUT_S)
-            # AsyncLLM.__del__ shuts down again: let it run now, not at interpreter exit, when vLLM's module
-            # globals are already gone ("TypeError: 'NoneType' object is not callable").
+            await asyncio.to_thread(llm.shutdown, SHUTDOWN_TIMEOUT_S)
+            collected = weakref.ref(llm)
             del llm, handler
-            gc.collect()
+            release_shut_down(collected)
 
     # ----- requests ---------------------------------------------------------------------------------------
 

@@ -21,26 +21,13 @@ REVIEW_REASON = "ESI 2 vs 3 too close to call (0.41 vs 0.38)"
 
 def review_result(model_version: str = "stub-1") -> TriageResult:
     """ESI 2 taken over 3, too close to call: two resources, one red flag (offsets into REVIEW_TEXT)."""
-    chest = REVIEW_TEXT.index("chest pain")
     xray = REVIEW_TEXT.index("x-ray")
     blood = REVIEW_TEXT.index("blood work")
-    return TriageResult(
+    under_review = TriageResult(
         esi_level=2,
         probabilities={1: 0.05, 2: 0.41, 3: 0.38, 4: 0.1, 5: 0.06},
         classifier_level=2,
         decision_point=DecisionPoint.B,
-        evidence=(
-            Evidence(
-                rule_id="chest_pain",
-                esi_level=2,
-                decision_point=DecisionPoint.B,
-                description="chest pain: consider ESI 2",
-                start=chest,
-                end=chest + len("chest pain"),
-                text="chest pain",
-                floor=False,
-            ),
-        ),
         predicted_output_tokens=120,
         model_version=model_version,
         backend="stub",
@@ -51,6 +38,15 @@ def review_result(model_version: str = "stub-1") -> TriageResult:
         resource_count=2,
         needs_review=True,
         review_reason=REVIEW_REASON,
+    )
+    return red_flag_result(
+        under_review,
+        REVIEW_TEXT,
+        "chest pain",
+        rule_id="chest_pain",
+        decision_point=DecisionPoint.B,
+        description="chest pain: consider ESI 2",
+        floor=False,
     )
 
 
@@ -66,6 +62,31 @@ def plain_result(esi_level: int, model_version: str = "stub-1") -> TriageResult:
         model_version=model_version,
         backend="stub",
     )
+
+
+def red_flag_result(
+    result: TriageResult,
+    text: str,
+    phrase: str,
+    *,
+    rule_id: str,
+    decision_point: DecisionPoint,
+    description: str,
+    floor: bool = True,
+) -> TriageResult:
+    """`result` with one red flag as its evidence: `rule_id` at its ESI level, over the first `phrase` in `text`."""
+    start = text.index(phrase)
+    evidence = Evidence(
+        rule_id=rule_id,
+        esi_level=result.esi_level,
+        decision_point=decision_point,
+        description=description,
+        start=start,
+        end=start + len(phrase),
+        text=phrase,
+        floor=floor,
+    )
+    return dataclasses.replace(result, evidence=(evidence,))
 
 
 class FakeHeap:

@@ -16,26 +16,24 @@ from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
 from app.settings import Settings
 from tests.app.api.test_incident_actions_api import Api, running_api
-from tests.app.triage_stub import classify_with, fresh_database, plain_result
+from tests.app.triage_stub import classify_with, fresh_database, plain_result, red_flag_result
 from triage_models.language import CallLanguage
-from triage_models.result import DecisionPoint, Evidence
+from triage_models.result import DecisionPoint
 
 ARREST_TEXT = "He collapsed and is not breathing"
 
 
 def arrest_result(language: str = "en") -> Any:
     """ESI 1 with the not-breathing floor rule: the adult CPR card."""
-    start = ARREST_TEXT.index("not breathing")
-    evidence = Evidence(
+    flagged = red_flag_result(
+        plain_result(1),
+        ARREST_TEXT,
+        "not breathing",
         rule_id="A-NOT-BREATHING",
-        esi_level=1,
         decision_point=DecisionPoint.A,
         description="not breathing",
-        start=start,
-        end=start + len("not breathing"),
-        text="not breathing",
     )
-    return dataclasses.replace(plain_result(1), evidence=(evidence,), language=CallLanguage(language, True, 0.9))
+    return dataclasses.replace(flagged, language=CallLanguage(language, True, 0.9))
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -7,7 +7,6 @@ typed call confirmed with its level and place. Also takes screenshots (`make scr
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import re
@@ -35,8 +34,8 @@ from app.settings import Settings
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
 from tests.app.console.test_console_browser import IMAGES, wait_for
 from tests.app.live_server import loopback_config, serving
-from tests.app.triage_stub import FakeHeap, StubTriager, plain_result
-from triage_models.result import DecisionPoint, Evidence, TriageResult
+from tests.app.triage_stub import FakeHeap, StubTriager, plain_result, red_flag_result
+from triage_models.result import DecisionPoint, TriageResult
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
 
@@ -52,18 +51,15 @@ GREEN, AMBER, RED = "rgb(200, 230, 201)", "rgb(255, 179, 0)", "rgb(183, 28, 28)"
 
 def chest_result() -> TriageResult:
     """ESI 2: the chest-pain flag, far past the message's first 120 characters."""
-    start = CHEST_CALL.index("crushing chest pain")
-    evidence = Evidence(
+    return red_flag_result(
+        plain_result(2),
+        CHEST_CALL,
+        "crushing chest pain",
         rule_id="B-CHEST-PAIN",
-        esi_level=2,
         decision_point=DecisionPoint.B,
         description="chest pain: consider ESI 2",
-        start=start,
-        end=start + len("crushing chest pain"),
-        text="crushing chest pain",
         floor=False,
     )
-    return dataclasses.replace(plain_result(2), evidence=(evidence,))
 
 
 def triage(text: str) -> TriageResult:

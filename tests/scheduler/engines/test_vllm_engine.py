@@ -10,8 +10,12 @@ test_vllm_scheduler.py: real execution cannot pin steps down.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
+import subprocess
+import sys
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -32,6 +36,7 @@ from scheduler.engines.vllm_engine import (
     _check_scheduler,
     cpu_threads_environment,
     engine_args,
+    release_shut_down,
 )
 from scheduler.policy import band_of_priority
 from scheduler.scheduling_contract import SCHEDULING_KEY, Scheduling
@@ -41,6 +46,24 @@ WAIT_S = 180.0
 """The most any scenario may take before the test fails instead of hanging (an engine restart included)."""
 ROUTINE_TOKENS = 160
 """Routine answers are long, so an urgent request arrives well before any of them could finish."""
+REPOSITORY = Path(__file__).resolve().parents[3]
+SERVE_ONE_AND_EXIT = """
+import asyncio, sys
+from pathlib import Path
+from scheduler.engines.vllm_engine import VLLMEngine
+from tests.scheduler.engines.test_vllm_engine import collect, config_for, request, tokens_of
+
+async def serve_one() -> int:
+    engine = VLLMEngine(config_for(Path(sys.argv[1])))
+    await engine.start()
+    try:
+        return len(tokens_of(await collect(engine.submit(request("exit", 3, new_tokens=8)))))
+    finally:
+        await engine.stop()
+
+print("served", asyncio.run(serve_one()), "tokens")
+"""
+"""A whole process's life with the engine: start, one request, stop, interpreter exit."""
 
 
 @pytest.fixture(scope="module")
@@ -333,3 +356,51 @@ def test_the_overload_mode_resubmits_only_waiting_requests_whose_priority_it_cha
     assert waiting.outputs is not None and waiting.outputs.get_nowait() is _RESUBMIT
     assert band_of_priority(engine._priority(waiting)) == 1.5  # strictly after ESI 1, before every ESI 3-5 request
     assert engine.set_overloaded(False) and band_of_priority(engine._priority(waiting)) == 3
+
+
+def test_a_process_that_served_and_stopped_the_engine_exits_without_a_traceback(model_dir: Path) -> None:
+    # vLLM's AsyncLLM.__del__ shuts down again; left to interpreter exit it fails on vLLM's torn-down module globals.
+    # Its output handler, left running while the engine core stops, logs the core's EngineDeadError.
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_ONE_AND_EXIT, str(model_dir)],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "served 8 tokens" in done.stdout.splitlines()
+    said = done.stdout + done.stderr  # vLLM logs to stdout, Python's exit-time errors go to stderr
+    assert [word for word in ("Traceback", "TypeError", "EngineDeadError") if word in said] == [], said[-4000:]
+    assert "still referenced after its shutdown" not in said  # collected at stop, not disarmed
+
+
+class _Closable:
+    """Stands for vLLM's AsyncLLM: its `__del__` shuts down again (counted here)."""
+
+    deletions = 0
+
+    def __init__(self) -> None:
+        self.holder: _Closable | None = None
+
+    def __del__(self) -> None:
+        _Closable.deletions += 1
+
+
+def test_a_shut_down_engine_is_collected_at_release_or_else_disarmed_alone() -> None:
+    _Closable.deletions = 0
+    in_a_cycle = _Closable()
+    in_a_cycle.holder = in_a_cycle  # only the garbage collector frees it
+    collected = weakref.ref(in_a_cycle)
+    del in_a_cycle
+    release_shut_down(collected)
+    assert (collected(), _Closable.deletions) == (None, 1)  # its __del__ ran at release, not at exit
+    held, other = _Closable(), _Closable()
+    release_shut_down(weakref.ref(held))
+    assert type(held).__name__ == "ShutDown_Closable" and isinstance(held, _Closable)
+    assert type(other) is _Closable
+    del held
+    gc.collect()
+    assert _Closable.deletions == 1  # the disarmed one's __del__ did nothing
+    del other
+    assert _Closable.deletions == 2  # every other instance keeps its own
