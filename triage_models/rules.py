@@ -20,7 +20,7 @@ from triage_models.rules_es import SPANISH_NEGATIVE_FORM, SPANISH_RULES
 from triage_models.transcript import ReadableText, readable
 from triage_models.vitals import Reading, Vitals, extract_vitals
 
-RULES_VERSION = "rules-2026.11.4"
+RULES_VERSION = "rules-2026.11.5"
 
 
 KEPT = -1

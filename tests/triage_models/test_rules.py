@@ -373,7 +373,7 @@ def test_advisory_flags_set_no_floor_but_floors_do() -> None:
 
 
 def test_rules_are_versioned() -> None:
-    assert RULES_VERSION == "rules-2026.11.4"
+    assert RULES_VERSION == "rules-2026.11.5"
     assert len(RULE_IDS) == len(set(RULE_IDS))
 
 
