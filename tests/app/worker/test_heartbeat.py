@@ -29,6 +29,15 @@ def wait_for(predicate: Callable[[], bool], timeout_s: float, what: str) -> None
         time.sleep(0.05)
 
 
+def stop_worker_and_redis(worker: subprocess.Popen[bytes], server: subprocess.Popen[bytes]) -> None:
+    """Kill a test's Celery worker if it is still running, then stop its own redis-server."""
+    if worker.poll() is None:
+        worker.kill()
+        worker.wait(timeout=10)
+    server.terminate()
+    server.wait(timeout=10)
+
+
 def test_write_heartbeat_sets_the_workers_key_with_its_ttl(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url)
     write_heartbeat(client, "hb-write", "celery@host-a", ttl_s=10.0)
@@ -81,8 +90,4 @@ def test_a_celery_worker_process_beats_from_ready_until_shutdown(tmp_path: Path)
         assert client.keys("hb-proc:worker:heartbeat:*") == []
         assert worker_check(client, "hb-proc") == "error: no Celery worker heartbeat"
     finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait(timeout=10)
-        server.terminate()
-        server.wait(timeout=10)
+        stop_worker_and_redis(worker, server)

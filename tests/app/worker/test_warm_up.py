@@ -16,7 +16,7 @@ from app.redis.local import start_redis_server
 from app.settings import Settings
 from app.worker.warm_up import WARM_UP_UID, install_warm_up, warm_up_triage
 from tests.app.stack import ROOT
-from tests.app.worker.test_heartbeat import wait_for
+from tests.app.worker.test_heartbeat import stop_worker_and_redis, wait_for
 from triage_models.language import _built_detector
 
 WARMED_UP = re.compile(r"INFO/ForkPoolWorker-(\d+)\] triage_warmed_up seconds=\d+\.\d")
@@ -53,8 +53,4 @@ def test_a_celery_worker_warms_up_its_pool_process_before_any_call(tmp_path: Pat
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=60) == 0
     finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait(timeout=10)
-        server.terminate()
-        server.wait(timeout=10)
+        stop_worker_and_redis(worker, server)
