@@ -69,6 +69,7 @@ def compare_readers(
     the first), every message triaged one at a time by each reader in turn."""
     triagers = [Triager(model, reader=reader) for reader in readers]
     for triager in triagers:
+        triager.warm_up()  # the language models, as a worker loads them at start
         triager.classify_timed(WARM_UP)
     reports: list[dict[str, dict[str, Any]]] = [{} for _ in readers]
     latencies: list[list[float]] = [[] for _ in readers]

@@ -134,6 +134,7 @@ def report(cases: Sequence[CaseOutcome], latencies_ms: Sequence[float] = ()) -> 
 
 def evaluate(triager: Triager, texts: Sequence[str], labels: Sequence[int]) -> EvaluationReport:
     """Classify every text one by one, as in production, and report."""
+    triager.warm_up()  # as a worker is before its first call: lingua's models are not timed
     results, latencies = triager.classify_timed(texts)
     return report([outcome(label, result) for label, result in zip(labels, results, strict=True)], latencies)
 
