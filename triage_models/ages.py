@@ -50,7 +50,7 @@ _ES_PERSON = (
     r"|joven|senor|senora|senorita|hombre|mujer|paciente|abuel[oa]|abuelit[oa]|papa|mama|padre|madre|espos[oa]"
     r"|niet[oa]|herman[oa]|sobrin[oa]|persona|varon|criatura|chiquit[oa]|pequen[oa])"
 )
-_PATTERNS = (
+_ENGLISH_PATTERNS = (
     # "a two-year-old", "fourteen months old", "three weeks old" (digits: vitals' own patterns).
     re.compile(rf"\b(?P<n>{_EN_NUMBER})[\s-]*{_FILLER}{_EN_UNIT}[\s-]*old\b", re.I),
     # "my son is two", "he's 5", "my daughter is fourteen months", "aged twelve".
@@ -65,6 +65,8 @@ _PATTERNS = (
         rf"(?:[\s-]*{_EN_UNIT}(?:[\s-]*old)?)?" + _EN_END,
         re.I,
     ),
+)
+_SPANISH_PATTERNS = (
     # "tiene dos años", "cumplió nueve años", "tiene 2 meses de nacido" (not "tiene dos meses con tos").
     re.compile(
         rf"\b(?:tiene|tenia|cumplio|cumple|va a cumplir) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS}) {_FILLER}{_ES_UNIT}"
@@ -80,8 +82,8 @@ _PATTERNS = (
     # "dos semanas de vida", "ocho meses de nacido".
     re.compile(rf"\b(?P<n>{_ES_NUMBER}|{_DIGITS}) {_ES_UNIT} de (?:edad|nacid[oa]|vida)\b", re.I),
 )
-_SPANISH = frozenset({3, 4, 5})
-"""Which of `_PATTERNS` are Spanish (the number words are parsed as Spanish)."""
+_PATTERNS = (*(("en", pattern) for pattern in _ENGLISH_PATTERNS), *(("es", pattern) for pattern in _SPANISH_PATTERNS))
+"""Each pattern with the language its number words are parsed in."""
 _ACCENTED = {"veintidos": "veintidós", "veintitres": "veintitrés", "veintiseis": "veintiséis"}
 """Spanish numbers text2num knows only with their accent, as callers type them without."""
 _UNIT_YEARS = {"m": 12.0, "w": 52.0, "s": 52.0, "d": 365.0}
@@ -134,9 +136,9 @@ def spoken_age(text: str) -> SpokenAge | None:
     """The earliest age said in words, or after the person it is about; None if none."""
     folded = fold_accents(text)
     found: list[SpokenAge] = []
-    for index, pattern in enumerate(_PATTERNS):
+    for language, pattern in _PATTERNS:
         for match in pattern.finditer(folded):
-            number = number_value(match.group("n"), "es" if index in _SPANISH else "en")
+            number = number_value(match.group("n"), language)
             if number is None:
                 continue
             unit = (match.group("unit") or "y").lower()
