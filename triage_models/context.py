@@ -1,138 +1,248 @@
-"""Whether a red flag is about now: ConText-style modifiers for history, hypotheses and episodes already over.
+"""Whether a finding is denied, and whether it is about the patient now: ConText over a call's tokens.
 
-NegEx (`text.is_negated`) asks whether a finding is denied. ConText (Harkema et al., J Biomed Inform 2009) adds
-three more questions, each answered here by trigger phrases with a direction and a bounded scope of words (never
-punctuation alone: transcripts have none):
-- **historical**: "history of", "had a stroke in 2019", "years ago", "died of a heart attack", "runs in the family";
-- **hypothetical**: questions and plans rather than events ("what do I do if someone is choking", "a CPR class",
-  "reschedule my cardiology appointment", "a refill");
-- **resolved**: an episode that is over, said after it ("he choked on a grape but coughed it out and is talking
-  normally", "the bleeding stopped"). Only rules that allow it are lowered by this (`rules.PhraseRule.if_resolved`).
-A finding in a historical or hypothetical context sets no floor: the call is about something else.
+NegEx (Chapman et al., J Biomed Inform 2001) asks "is it denied?"; ConText (Harkema et al., J Biomed Inform 2009)
+adds "is it historical, hypothetical, someone else's?". Both are trigger phrases with a direction and a scope. The
+triggers are data, per language, reviewed like the protocols (`knowledge/context/<language>.toml`, read by
+`knowledge_files`); this module is the algorithm:
+
+- A trigger's scope runs forward (after it), backward (before it) or both, over at most `scope` words, and ends at a
+  sentence break, a terminating trigger ("but", "pero", "except") or, for a denial, at a conjunction or a comma:
+  "not breathing, turning blue" denies the breathing, not the colour. A denial whose group says `lists = "or"`
+  reaches across the commas of a list that closes with "or", "nor" or "ni" ("no fever, chills, or cough"); one
+  whose group says `lists = "always"` ("denies", "negative for", "niega") reaches across every comma and "and" of its
+  sentence, each item at most `scope` words. A new clause with its own subject ("he is", "she's", "está") ends a
+  denial too (`terminate_negated`): "he ain't waking up, he's breathing weird" denies only the waking.
+- Pseudo-triggers ("not sure", "no idea", "no para de") hide the words they hold from every other trigger.
+- A finding is modified when a scope holds its first word (forward) or its last (backward). A finding written as a
+  denial ("not breathing") is never denied by its own denial word.
+- `resolved` triggers ("coughed it out", "is fine now", "ya se le pasó") reach forward past sentence breaks: an
+  episode over is often said a sentence later.
 """
 
 from __future__ import annotations
 
-import enum
-import re
-from typing import Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
-from triage_models.text import is_negated, is_negated_after
+from triage_models.lexicon import CONJUNCTIONS, Token
 
-SCOPE_WORDS = 8
-"""How many words a trigger reaches, within its clause."""
-
-
-class Context(enum.Enum):
-    """What a red flag's words say about time and reality, when not the present."""
-
-    HISTORICAL = "historical"
-    HYPOTHETICAL = "hypothetical"
-    RESOLVED = "resolved"
-
-
-_HISTORY_BEFORE = re.compile(
-    r"\b(?:history of|hx of|h/o|past medical history|pmh|family history of|previous|previously|prior|years? ago"
-    r" (?:he|she|i|my \w+) had|(?:he|she|i|they|my \w+) (?:had|has had|used to have) (?:a |an )?(?:\w+ )?(?:\w+ )?"
-    r"(?:years?|months?|decades?) ago|antecedentes? de|historia de)\b",
-    re.IGNORECASE,
+Category = Literal[
+    "negated", "historical", "hypothetical", "resolved", "other_person", "pseudo", "terminate", "terminate_negated"
+]
+Direction = Literal["forward", "backward", "both"]
+Lists = Literal["", "or", "always"]
+CATEGORIES: tuple[Category, ...] = (
+    "negated",
+    "historical",
+    "hypothetical",
+    "resolved",
+    "other_person",
+    "pseudo",
+    "terminate",
+    "terminate_negated",
 )
-_HISTORY_AFTER = re.compile(
-    r"^(?:[\w']+ ){0,5}?(?:(?:\d+|a few|few|several|many|some|two|three|ten|a couple of?) (?:years?|months?|decades?)"
-    r" ago|last (?:year|month|summer|winter|spring|fall)|in (?:19|20)\d\d|back in|when (?:he|she|i|they) (?:was|were)"
-    r" (?:young|little|a kid|a child|a baby)|runs in (?:the|our|my) family|hace (?:\d+|unos|muchos|varios|dos|tres)"
-    r" (?:anos|meses)|el ano pasado)\b",
-    re.IGNORECASE,
-)
-_OTHER_PERSON_HISTORY = re.compile(
-    r"\b(?:died|passed away|passed) (?:of|from)\b|\b(?:murio|fallecio) de\b", re.IGNORECASE
-)
-_HYPOTHETICAL_BEFORE = re.compile(
-    r"\b(?:what (?:should|do|would|can|could) (?:i|we|you|a person|someone) do (?:if|when)|what (?:if|happens if)"
-    r"|in case (?:of|someone|somebody|he|she|they|my)|if (?:someone|somebody|a person|anyone|a child|a kid|a baby)"
-    r"|how (?:do|can|would) (?:i|you|we) (?:tell|know|help|treat|recognize)|(?:sign|signing|signed) up for"
-    r"|(?:a|the) (?:cpr|first aid|first-aid|safety|bls|cna|lifeguard) (?:class|course|training|certification)"
-    r"|(?:class|course|training|lesson|video|pamphlet|certification) (?:on|about|for|in)"
-    r"|(?:reschedule|cancel|move|book|make|confirm)(?: \w+){0,3} appointment|appointment (?:with|for|at)"
-    r"|(?:refill|renew)(?: \w+){0,3} (?:prescription|medication|meds|pills)|question about|asking about"
-    r"|que (?:hago|debo hacer|se hace) (?:si|cuando)|si (?:alguien|una persona)|clase de|curso de|una cita)\b",
-    re.IGNORECASE,
-)
-_RESOLVED_AFTER = re.compile(
-    r"^(?:\S+ ){0,12}?(?:(?:coughed|spit|spat|threw) (?:it|that|the \w+) (?:up|out)|(?:it|that|the \w+|the"
-    r" bleeding|he|she|they) (?:has |have |had )?(?:stopped|went away|gone away|passed|resolved|cleared up)"
-    r"|(?:is|he's|she's|they're|seems|looks|feels|i'm|im|hes|shes|now) (?:\w+ )?(?:fine|ok|okay|alright|all right"
-    r"|good|normal)"
-    r" (?:now|again)|(?:breathing|talking|acting|crying|eating) (?:fine|normally|normal|okay|ok) (?:now|again)?"
-    r"|back to normal|came to|came around|woke (?:right )?(?:back )?up|ya (?:se le )?(?:paso|quito|esta bien"
-    r"|respira bien)"
-    r"|se le paso|ya esta bien)\b",
-    re.IGNORECASE,
-)
-_CLAUSE_BREAK = re.compile(
-    r"[.;:!?\n]|\b(?:but|however|although|though|now|today|tonight|right now|this (?:morning|evening|time)|pero|ahora"
-    r"|hoy)\b",
-    re.IGNORECASE,
-)
+LIST_CLOSERS = frozenset({"or", "nor", "ni", "o", "u"})
+"""A list that ends "..., or Z" / "..., ni Z": a denial before it reaches each item."""
+COMMA = ","
 
 
-def _clause_before(text: str, start: int) -> str:
-    """The words before `start` in its clause, at most `SCOPE_WORDS` of them."""
-    before = text[max(0, start - 120) : start]
-    breaks = list(_CLAUSE_BREAK.finditer(before))
-    if breaks:
-        before = before[breaks[-1].end() :]
-    return " ".join(before.split()[-SCOPE_WORDS:])
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """A trigger phrase (its words as tokens read them) with what it says and how far it reaches."""
+
+    words: tuple[str, ...]
+    category: Category
+    direction: Direction
+    scope: int
+    lists: Lists = ""
+    crosses_sentences: bool = False
 
 
-def _clause_after(text: str, end: int, words: int = SCOPE_WORDS) -> str:
-    """The words after `end` in its clause, at most `words` of them."""
-    after = text[end : end + 160]
-    found = _CLAUSE_BREAK.search(after)
-    if found:
-        after = after[: found.start()]
-    return " ".join(after.split()[:words])
+@dataclass(frozen=True, slots=True)
+class FindingContext:
+    """What the call says of one mention of a finding."""
+
+    negated: bool = False
+    historical: bool = False
+    hypothetical: bool = False
+    resolved: bool = False
+    other_person: bool = False
+    triggers: tuple[str, ...] = ()
+    """The trigger phrases that modified it ("denies", "years ago"), for the evidence shown to a dispatcher."""
+
+    @property
+    def current(self) -> bool:
+        """About the patient, now or just now (an episode over is still current: its rule says what it is worth)."""
+        return not (self.historical or self.hypothetical or self.other_person)
+
+    @property
+    def present(self) -> bool:
+        """Affirmed and current: the finding counts."""
+        return self.current and not self.negated
 
 
-def context_of(text: str, start: int, end: int) -> Context | None:
-    """The context of the finding text[start:end], or None when it is about the present."""
-    before = _clause_before(text, start)
-    if _HYPOTHETICAL_BEFORE.search(before):
-        return Context.HYPOTHETICAL
-    after = _clause_after(text, end)
-    if _HISTORY_BEFORE.search(before) or _HISTORY_AFTER.search(after) or _OTHER_PERSON_HISTORY.search(before):
-        return Context.HISTORICAL
-    # An episode over: said later in the call, past a "but" or a full stop (not within the clause's first words).
-    if _RESOLVED_AFTER.search(" ".join(text[end : end + 200].split()[:16])):
-        return Context.RESOLVED
-    return None
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    trigger: Trigger
+    start: int
+    end: int
+    """The trigger's own tokens."""
+    low: int
+    high: int
+    """The tokens its scope holds (inclusive); empty when high < low."""
+
+
+class CallContext(Protocol):
+    """One call's triggers, asked about each finding."""
+
+    consumed: frozenset[int]
+
+    def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
+        """The context of the finding on tokens first..last (its own denial words excluded)."""
+        ...
 
 
 class ContextReader(Protocol):
-    """How the rules ask whether a finding is denied and whether it is about now (an algorithm, swappable so that
-    another implementation can be measured against this one: `triage context-compare`)."""
+    """How findings are read for negation and context (swappable, so another algorithm can be measured against
+    ours: `triage context-compare`)."""
 
     name: str
 
-    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
-        """Whether the finding text[start:end] is denied (`masked` has red flags worded as negations blanked)."""
-        ...
-
-    def context(self, text: str, start: int, end: int) -> Context | None:
-        """The finding's context, or None when it is about the present."""
+    def read(self, text: str, tokens: Sequence[Token], languages: Sequence[str]) -> CallContext:
+        """The call's context, for its tokens (`text` is what they were read from)."""
         ...
 
 
-class HandWrittenContext:
-    """NegEx (`text.is_negated`, before and after the finding) and the ConText-style modifiers of this module."""
+@dataclass(slots=True)
+class TriggerLexicon:
+    """The triggers of one or more languages, indexed by their first word."""
 
-    name = "negex+context"
+    triggers: tuple[Trigger, ...]
+    by_first: dict[str, list[Trigger]] = field(default_factory=dict)
 
-    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
-        return is_negated(masked, start, window_words) or is_negated_after(masked, end)
+    def __post_init__(self) -> None:
+        for trigger in sorted(self.triggers, key=lambda t: -len(t.words)):
+            self.by_first.setdefault(trigger.words[0], []).append(trigger)
 
-    def context(self, text: str, start: int, end: int) -> Context | None:
-        return context_of(text, start, end)
+    def found(self, tokens: Sequence[Token]) -> list[tuple[Trigger, int, int]]:
+        """Every trigger in the call, the longest phrase at each place (with every trigger of those same words: one
+        phrase can reach both ways), never two phrases over the same words."""
+        hits: list[tuple[Trigger, int, int]] = []
+        taken = -1
+        for token in tokens:
+            if token.index <= taken:
+                continue
+            matched: tuple[str, ...] | None = None
+            for trigger in self.by_first.get(token.text, ()):
+                if matched is not None and trigger.words != matched:
+                    continue
+                size = len(trigger.words)
+                words = tuple(t.text for t in tokens[token.index : token.index + size])
+                if words == trigger.words:
+                    hits.append((trigger, token.index, token.index + size - 1))
+                    taken, matched = token.index + size - 1, trigger.words
+        return hits
 
 
-HAND_WRITTEN = HandWrittenContext()
+def _closes_with_list(tokens: Sequence[Token], start: int) -> bool:
+    """A list closer ("or", "nor", "ni") comes before the sentence ends, after `start`."""
+    for token in tokens[start:]:
+        if token.ends_sentence:
+            return False
+        if token.text in LIST_CLOSERS:
+            return True
+    return False
+
+
+def _stops(trigger: Trigger, token: Token, terminators: dict[int, bool], list_open: bool) -> bool:
+    """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
+    token to whether it ends denials only."""
+    if token.index in terminators and (trigger.category == "negated" or not terminators[token.index]):
+        return True
+    if token.ends_sentence and not trigger.crosses_sentences:
+        return True
+    if trigger.category != "negated":
+        return False
+    if token.text == COMMA:
+        return not list_open
+    return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
+
+
+def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, bool]) -> int:
+    """The last token a scope holds, walking from `origin` by `step` (+1 forward, -1 backward)."""
+    words = 0
+    position = origin
+    last = origin - step
+    list_open = trigger.lists == "always" or (trigger.lists == "or" and _closes_with_list(tokens, origin))
+    while 0 <= position < len(tokens):
+        token = tokens[position]
+        if _stops(trigger, token, terminators, list_open):
+            break
+        if token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):
+            words = 0  # a new list item: its own budget of words
+        elif token.is_word:
+            words += 1
+            if words > trigger.scope:
+                break
+        last = position
+        position += step
+    return last
+
+
+@dataclass(slots=True)
+class TriggerScopes:
+    """A call's trigger scopes, computed once and asked about each finding."""
+
+    scopes: list[_Scope]
+    consumed: frozenset[int] = frozenset()
+    """Denial words that belong to findings worded as denials: they deny nothing else."""
+
+    def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
+        found: dict[str, list[str]] = {}
+        for scope in self.scopes:
+            if any(scope.start <= i <= scope.end for i in own_negations | self.consumed):
+                continue  # a denial that is part of a finding ("not breathing") denies nothing else
+            if first <= scope.start and scope.end <= last:
+                continue  # a trigger among the finding's own words
+            if scope.low <= first <= scope.high or scope.low <= last <= scope.high:
+                found.setdefault(scope.trigger.category, []).append(" ".join(scope.trigger.words))
+        return FindingContext(
+            negated="negated" in found,
+            historical="historical" in found,
+            hypothetical="hypothetical" in found,
+            resolved="resolved" in found,
+            other_person="other_person" in found,
+            triggers=tuple(phrase for phrases in found.values() for phrase in phrases),
+        )
+
+
+def trigger_scopes(tokens: Sequence[Token], lexicon: TriggerLexicon) -> TriggerScopes:
+    """Every trigger's scope in the call (pseudo-triggers hide their words; terminators end scopes)."""
+    hits = lexicon.found(tokens)
+    terminators = {
+        start: trigger.category == "terminate_negated"
+        for trigger, start, _ in hits
+        if trigger.category in ("terminate", "terminate_negated")
+    }
+    scopes: list[_Scope] = []
+    for trigger, start, end in hits:
+        if trigger.category in ("pseudo", "terminate", "terminate_negated"):
+            continue
+        if trigger.direction in ("forward", "both"):
+            scopes.append(_Scope(trigger, start, end, end + 1, _reach(tokens, trigger, end + 1, 1, terminators)))
+        if trigger.direction in ("backward", "both"):
+            low = _reach(tokens, trigger, start - 1, -1, terminators)
+            scopes.append(_Scope(trigger, start, end, low, start - 1))
+    return TriggerScopes(scopes)
+
+
+@dataclass(slots=True)
+class ConTextReader:
+    """ConText with the project's trigger lists (`knowledge/context/*.toml`), one lexicon per language set."""
+
+    lexicons: dict[tuple[str, ...], TriggerLexicon]
+    name: str = "context"
+
+    def read(self, text: str, tokens: Sequence[Token], languages: Sequence[str]) -> CallContext:
+        return trigger_scopes(tokens, self.lexicons[tuple(languages)])

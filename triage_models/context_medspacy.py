@@ -4,47 +4,38 @@ medspaCy (https://github.com/medspacy/medspacy) implements ConText (Harkema et a
 modifier rules (a trigger, a category, a direction) whose scope is the sentence, cut short by a terminating rule
 ("but") or a later modifier of the same category. Its default English pipeline (`medspacy.load()`: medspaCy's
 tokenizer, the PyRuSH sentence splitter and ConText with the rules packaged with medspaCy; not its target matcher,
-since the findings are the red-flag rules' matches) reads each text once; each question the red-flag rules ask of a
-finding (a character span) is answered by the library's own test (`ConTextModifier.modifies`) against every modifier
-of that text. The categories map to ours:
+since the findings are the protocols' matches) reads each call once; each finding (a span of the call's tokens) is
+asked about with the library's own test (`ConTextModifier.modifies`) against every modifier. The categories map to
+ours:
 - NEGATED_EXISTENCE: denied (medspaCy's rules also file "resolved" and "no longer present" here: it has no
-  resolved category, so an episode over reads as denied, never as `Context.RESOLVED`);
-- HISTORICAL: `Context.HISTORICAL`; HYPOTHETICAL: `Context.HYPOTHETICAL`;
-- FAMILY (the experiencer is a relative): `Context.HISTORICAL`, not about the patient now, unless
-  `family_is_other=False`. In a 911 call the patient is often the caller's relative ("my husband is not breathing"),
-  which the clinical-note rules read as someone else's finding: the comparison reports both readings;
+  resolved category, so an episode over reads as denied);
+- HISTORICAL and HYPOTHETICAL: ours;
+- FAMILY (the experiencer is a relative): someone else's, not about the patient now, unless `family_is_other=False`.
+  In a 911 call the patient is often the caller's relative ("my husband is not breathing"), which the
+  clinical-note rules read as someone else's finding: the comparison reports both readings;
 - POSSIBLE_EXISTENCE ("worried about", "might be"): about now (a possible red flag is still one in triage).
 medspaCy ships no Spanish ConText rules (its resources/es/context_rules.json is empty): Spanish calls are read with
-the English ones, whose "no" is Spanish too.
-The rules' `window_words` (a NegEx window) has no ConText counterpart: scopes are the library's.
+the English ones, whose "no" is Spanish too. Denial words that belong to a finding ("not breathing") are blanked
+before medspaCy reads the call, as our reader ignores them.
 
 An optional extra (`pip install -e '.[context-compare]'`, then `make context-compare`): the product never imports it.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from triage_models.context import Context
+from triage_models.context import CallContext, FindingContext
+from triage_models.lexicon import Token
 
 EXTRA = "context-compare"
 """The optional extra that installs medspaCy (see pyproject.toml and `make context-compare`)."""
-_DOCS_KEPT = 8
-"""Texts whose parse is kept: the rules ask many questions of one message (its text and its masked text)."""
 
 
 class MedspacyUnavailableError(RuntimeError):
     """medspaCy (or spaCy) is not installed in this environment."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    """One text read by the pipeline: the spaCy doc and its ConText modifiers (scopes already settled)."""
-
-    doc: Any
-    modifiers: tuple[Any, ...]
 
 
 def load_pipeline() -> Any:
@@ -58,49 +49,57 @@ def load_pipeline() -> Any:
             "(medspaCy and PyRuSH install with --no-deps: their metadata pins spaCy < 3.8, which needs numpy 1)"
         ) from error
     logger.disable("PyRuSH")  # PyRuSH logs every token at DEBUG through loguru
-    # The default pipeline less its target matcher: the findings are the red-flag rules' matches.
+    # The default pipeline less its target matcher: the findings are the protocols' matches.
     return medspacy.load(medspacy_enable=["medspacy_tokenizer", "medspacy_pyrush", "medspacy_context"])
 
 
+@dataclass(slots=True)
+class MedspacyCall:
+    """One call as medspaCy reads it, parsed on the first question (when the denials findings own are known)."""
+
+    nlp: Any
+    text: str
+    tokens: Sequence[Token]
+    family_is_other: bool
+    consumed: frozenset[int] = frozenset()
+    _parsed: tuple[Any, tuple[Any, ...]] | None = field(default=None)
+
+    def _parse(self) -> tuple[Any, tuple[Any, ...]]:
+        if self._parsed is None:
+            chars = list(self.text)
+            for index in self.consumed:
+                token = self.tokens[index]
+                chars[token.start : token.end] = "x" * (token.end - token.start)
+            doc = self.nlp("".join(chars))
+            self._parsed = (doc, tuple(doc._.context_graph.modifiers))
+        return self._parsed
+
+    def categories(self, start: int, end: int) -> set[str]:
+        """The ConText categories of the modifiers whose scope holds text[start:end]."""
+        doc, modifiers = self._parse()
+        target = doc.char_span(start, end, alignment_mode="expand")
+        if target is None:
+            return set()
+        return {modifier.category.upper() for modifier in modifiers if modifier.modifies(target)}
+
+    def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
+        found = self.categories(self.tokens[first].start, self.tokens[last].end)
+        return FindingContext(
+            negated="NEGATED_EXISTENCE" in found,
+            historical="HISTORICAL" in found,
+            hypothetical="HYPOTHETICAL" in found,
+            other_person=self.family_is_other and "FAMILY" in found,
+            triggers=tuple(sorted(found)),
+        )
+
+
 class MedspacyContext:
-    """ConText as medspaCy implements it, with its default rules, answering the rules' questions."""
+    """ConText as medspaCy implements it, with its default rules, answering the protocols' questions."""
 
     def __init__(self, family_is_other: bool = True, nlp: Any = None) -> None:
         self.family_is_other = family_is_other
         self.name = "medspacy" if family_is_other else "medspacy-no-family"
         self._nlp = nlp if nlp is not None else load_pipeline()
-        self._parsed: OrderedDict[str, _Parsed] = OrderedDict()
 
-    def _parse(self, text: str) -> _Parsed:
-        """The text's doc and modifiers, from the cache when it was read lately."""
-        parsed = self._parsed.get(text)
-        if parsed is not None:
-            self._parsed.move_to_end(text)
-            return parsed
-        doc = self._nlp(text)
-        parsed = _Parsed(doc, tuple(doc._.context_graph.modifiers))
-        self._parsed[text] = parsed
-        if len(self._parsed) > _DOCS_KEPT:
-            self._parsed.popitem(last=False)
-        return parsed
-
-    def categories(self, text: str, start: int, end: int) -> set[str]:
-        """The ConText categories of the modifiers whose scope holds the finding text[start:end]."""
-        parsed = self._parse(text)
-        target = parsed.doc.char_span(start, end, alignment_mode="expand")
-        if target is None:
-            return set()
-        return {modifier.category.upper() for modifier in parsed.modifiers if modifier.modifies(target)}
-
-    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
-        """Denied when a NEGATED_EXISTENCE modifier's scope holds it, read in `masked` (the hand-written reader reads
-        it too: red flags worded as negations, "not breathing", are blanked so as not to deny what follows)."""
-        return "NEGATED_EXISTENCE" in self.categories(masked, start, end)
-
-    def context(self, text: str, start: int, end: int) -> Context | None:
-        categories = self.categories(text, start, end)
-        if "HYPOTHETICAL" in categories:
-            return Context.HYPOTHETICAL
-        if "HISTORICAL" in categories or (self.family_is_other and "FAMILY" in categories):
-            return Context.HISTORICAL
-        return None
+    def read(self, text: str, tokens: Sequence[Token], languages: Sequence[str]) -> CallContext:
+        return MedspacyCall(self._nlp, text, tokens, self.family_is_other)

@@ -15,7 +15,7 @@ import numpy as np
 
 from triage_models.backends import ClassifierBackend, load_backend, new_backend
 from triage_models.calibration import fit_temperature, softmax
-from triage_models.context import HAND_WRITTEN, ContextReader
+from triage_models.context import ContextReader
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
 from triage_models.language import detect_language, load_language_models
@@ -164,7 +164,7 @@ class Triager:
     """
 
     def __init__(
-        self, model: TriageModel, llm: LLMClassifier | None = None, reader: ContextReader = HAND_WRITTEN
+        self, model: TriageModel, llm: LLMClassifier | None = None, reader: ContextReader | None = None
     ) -> None:
         self.model = model
         self.llm = llm

@@ -10,6 +10,7 @@ from app.cli.demo import demo
 from app.cli.engine import engine_app
 from app.cli.help_text import fold_help
 from app.cli.ops import db_app, worker
+from app.cli.protocols import protocols_app
 from app.cli.serve import serve
 from app.cli.sources import sources_app
 from app.cli.triage import triage_app
@@ -24,6 +25,7 @@ cli = typer.Typer(
     add_completion=False,
 )
 cli.add_typer(bench_app, name="bench")
+triage_app.add_typer(protocols_app, name="protocols")
 cli.add_typer(triage_app, name="triage")
 cli.add_typer(engine_app, name="engine")
 cli.add_typer(db_app, name="db")

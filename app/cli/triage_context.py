@@ -1,4 +1,4 @@
-"""`triage-dispatch triage context-compare`: the hand-written NegEx/ConText reader against medspaCy's ConText."""
+"""`triage-dispatch triage context-compare`: our ConText reader (its triggers reviewed as data) against medspaCy's."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from rich.table import Table
 
 from app.cli.triage import _load_model, triage_app
 from triage_models.callsets import CallSetError
-from triage_models.context import HAND_WRITTEN, ContextReader
+from triage_models.context import ContextReader
 from triage_models.context_compare import ReaderFigures, compare_readers
+from triage_models.knowledge_base import load_knowledge
 from triage_models.store import DataError, LabelledData, read_esi_vignettes, shared_data_dir
 
 DEVSETS = Path(__file__).resolve().parents[2] / "triage_models" / "devsets"
@@ -32,7 +33,7 @@ def _readers() -> list[ContextReader]:
         nlp = load_pipeline()
     except MedspacyUnavailableError as error:
         raise typer.BadParameter(str(error)) from error
-    return [HAND_WRITTEN, MedspacyContext(nlp=nlp), MedspacyContext(family_is_other=False, nlp=nlp)]
+    return [load_knowledge().context, MedspacyContext(nlp=nlp), MedspacyContext(family_is_other=False, nlp=nlp)]
 
 
 def _vignettes(path: Path | None) -> LabelledData | None:

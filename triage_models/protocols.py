@@ -1,0 +1,250 @@
+"""A call read with the protocols: its findings (each with its context), the determinants they fire, its complaint.
+
+The reading runs in this order:
+1. the call as `transcript.readable` gives it (fillers, repeats and misspellings of red-flag words mended), cut into
+   tokens with their lemma keys (`lexicon`), the call-taker's turns set apart (`dialogue`);
+2. every finding term that occurs in the caller's words (`terms`), with its context (`context`): denied, historical,
+   hypothetical, someone else's, or an episode over; overlapping terms of one group leave the longest;
+3. the answers the caller gave to the call-taker's key questions, and the patient's stated age, as findings too;
+4. each protocol's determinants on the findings present (affirmed, about the patient now): a determinant fires when
+   each of its `all_of` entries is present and none of its `none_of`, within its age limits. An episode the caller
+   says is over ("coughed it out") fires it at its `if_resolved` level;
+5. the chief complaint: the protocol of the most urgent determinant, else the first complaint finding said.
+Each determinant becomes `Evidence`, quoting the caller's own words of its first finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from triage_models.context import ContextReader, FindingContext
+from triage_models.dialogue import Turn, caller_spans, key_question_answers, turns
+from triage_models.knowledge_base import AGE_FINDINGS, Determinant, KnowledgeBase
+from triage_models.lexicon import Token, tokenize
+from triage_models.result import DecisionPoint, Evidence
+from triage_models.terms import CallIndex, find_term
+from triage_models.transcript import ReadableText, fold_accents, readable
+
+
+@dataclass(frozen=True, slots=True)
+class FindingHit:
+    """One mention of a finding: where (tokens and the caller's characters), by which term, in what context."""
+
+    finding: str
+    first: int
+    last: int
+    start: int
+    end: int
+    term: str
+    context: FindingContext
+    slots: int = 1
+    source: str = "words"
+    """"words" (the caller said it), "answer" (a yes or no to a key question) or "age" (the stated age)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallReading:
+    """What the protocols make of one call."""
+
+    hits: tuple[FindingHit, ...]
+    evidence: tuple[Evidence, ...]
+    complaint: str | None
+    """The chief complaint's protocol id, or None when nothing in the call names one."""
+    answered: tuple[str, ...]
+    """The key questions (ids) the call-taker asked and the caller answered."""
+
+    def present(self) -> set[str]:
+        """The findings said of the patient now (affirmed; an episode over included)."""
+        return {hit.finding for hit in self.hits if hit.context.present}
+
+
+def accented(message: str, reading: ReadableText) -> str:
+    """The readable text with the caller's accents back, one character for one (the dictionary reads "cayó")."""
+    out = []
+    for position, char in enumerate(reading.text):
+        origin = reading.origin[position]
+        written = message[origin] if origin < len(message) else char
+        out.append(written if fold_accents(written).lower() == char.lower() else char)
+    return "".join(out)
+
+
+def _in_caller_words(token: Token, spans: Sequence[tuple[int, int]] | None) -> bool:
+    return spans is None or any(start <= token.start < end for start, end in spans)
+
+
+def _word_hits(
+    kb: KnowledgeBase,
+    tokens: list[Token],
+    reading: ReadableText,
+    languages: tuple[str, ...],
+    reader: ContextReader,
+    spans: Sequence[tuple[int, int]] | None,
+) -> list[FindingHit]:
+    index = CallIndex.of(tokens)
+    context = reader.read(reading.text, tokens, languages)
+    matches = []
+    seen: set[tuple[str, int, int]] = set()
+    for finding_id, term in kb.candidate_terms(index, languages):
+        for match in find_term(index, term):
+            if (finding_id, match.first, match.last) in seen or not _in_caller_words(tokens[match.first], spans):
+                continue
+            seen.add((finding_id, match.first, match.last))
+            matches.append((finding_id, match))
+    context.consumed = frozenset(i for _, match in matches for i in match.own_negations)
+    hits: list[FindingHit] = []
+    for finding_id, match in matches:
+        start, end = reading.span(tokens[match.first].start, tokens[match.last].end)
+        found_context = context.of(match.first, match.last, match.own_negations)
+        hits.append(
+            FindingHit(finding_id, match.first, match.last, start, end, match.term.written, found_context, len(match.term.slots))
+        )
+    return _longest_in_group(kb, hits)
+
+
+def _beats(other: FindingHit, hit: FindingHit) -> bool:
+    """Whether `other` stands over `hit` where they overlap: the one that holds the other's words whole, else the one
+    of more words."""
+    holds = other.first <= hit.first and hit.last <= other.last
+    held = hit.first <= other.first and other.last <= hit.last
+    if holds != held:
+        return holds
+    return other.slots > hit.slots
+
+
+def _longest_in_group(kb: KnowledgeBase, hits: list[FindingHit]) -> list[FindingHit]:
+    """Where terms of findings of one group overlap, the wider (then the one of more words) stands: "not breathing
+    normally" is abnormal breathing, not absent breathing; "no me contesta" is no answer, not "me contesta"."""
+    kept: list[FindingHit] = []
+    for hit in hits:
+        group = kb.findings[hit.finding].group
+        beaten = group and any(
+            other.finding != hit.finding
+            and kb.findings[other.finding].group == group
+            and other.first <= hit.last
+            and hit.first <= other.last
+            and _beats(other, hit)
+            for other in hits
+        )
+        if not beaten:
+            kept.append(hit)
+    return kept
+
+
+def _age_hits(age_years: float | None, message: str) -> list[FindingHit]:
+    if age_years is None:
+        return []
+    hits = []
+    for finding, (at_least, below) in AGE_FINDINGS.items():
+        if (at_least is None or age_years >= at_least) and (below is None or age_years < below):
+            hits.append(FindingHit(finding, -1, -1, 0, 0, f"age {age_years:g}", FindingContext(), 1, "age"))
+    return hits
+
+
+def _present_hit(hits: Sequence[FindingHit], names: Sequence[str]) -> FindingHit | None:
+    """The first mention of one of the findings that is present; a mention not over is preferred."""
+    present = [hit for hit in hits if hit.finding in names and hit.context.present]
+    ongoing = [hit for hit in present if not hit.context.resolved]
+    return (ongoing or present or [None])[0]
+
+
+def _age_allows(spec_age: tuple[float | None, float | None], unknown_fires: bool, age: float | None) -> bool:
+    at_least, below = spec_age
+    if at_least is None and below is None:
+        return True
+    if age is None:
+        return unknown_fires
+    return (at_least is None or age >= at_least) and (below is None or age < below)
+
+
+def _fire(determinant: Determinant, hits: Sequence[FindingHit], age: float | None) -> list[FindingHit] | None:
+    """The hits that fire a determinant (one per `all_of` entry), or None."""
+    spec = determinant.spec
+    if not _age_allows((spec.age_at_least_years, spec.age_below_years), spec.age_unknown_fires, age):
+        return None
+    chosen = []
+    for names in spec.required:
+        hit = _present_hit(hits, names)
+        if hit is None:
+            return None
+        chosen.append(hit)
+    # What excludes a determinant counts when said with or after its findings: "he was talking, then collapsed and
+    # is gasping" is an arrest; "he collapsed, gasping, but he's awake now" is not.
+    since = min(hit.first for hit in chosen if hit.source != "age") if any(h.source != "age" for h in chosen) else -1
+    excluded = spec.excluded
+    if excluded and any(
+        hit.finding in excluded and hit.context.present and not hit.context.resolved and hit.last >= since
+        for hit in hits
+    ):
+        return None
+    return chosen
+
+
+def _evidence(determinant: Determinant, chosen: list[FindingHit], message: str) -> Evidence:
+    spec = determinant.spec
+    decisive = next((hit for hit in chosen if hit.source != "age"), chosen[0])
+    resolved = any(hit.context.resolved for hit in chosen)
+    level, floor, description = spec.level, spec.level <= 3, spec.description
+    if resolved and spec.if_resolved != "kept":
+        description = f"{spec.description} (over now, the caller says)"
+        if spec.if_resolved == "none":
+            floor = False
+        else:
+            level = spec.if_resolved
+    point = DecisionPoint(spec.decision_point) if level == spec.level else DecisionPoint.B
+    if level > 2 and point is DecisionPoint.B and level != spec.level:
+        point = DecisionPoint.C
+    return Evidence(
+        spec.id,
+        level,
+        point,
+        description,
+        decisive.start,
+        decisive.end,
+        message[decisive.start : decisive.end] if decisive.end > decisive.start else decisive.term,
+        floor,
+        resolved and spec.if_resolved != "kept",
+    )
+
+
+def _complaint(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[FindingHit]) -> str | None:
+    by_id = {determinant.spec.id: determinant.protocol for determinant in kb.determinants}
+    ranked = sorted((item for item in evidence if item.floor), key=lambda item: (item.esi_level, item.start))
+    if ranked:
+        return by_id[ranked[0].rule_id]
+    words = sorted((hit for hit in hits if hit.context.present and hit.source == "words"), key=lambda h: h.first)
+    for hit in words:
+        for protocol, findings in kb.complaint_findings.items():
+            if hit.finding in findings:
+                return protocol
+    return None
+
+
+def read_call(
+    kb: KnowledgeBase,
+    message: str,
+    languages: tuple[str, ...],
+    reader: ContextReader,
+    age_years: float | None = None,
+) -> CallReading:
+    """Read one call (see the module's docstring)."""
+    reading = readable(message, languages)
+    tokens = tokenize(reading.text, languages, accented(message, reading))
+    dialogue: list[Turn] = turns(reading.text)
+    spans = caller_spans(dialogue, len(reading.text)) if dialogue else None
+    hits = _word_hits(kb, tokens, reading, languages, reader, spans)
+    answers = key_question_answers(kb, tokens, dialogue, languages) if dialogue else []
+    for answer in answers:
+        start, end = reading.span(tokens[answer.first].start, tokens[answer.last].end)
+        hits.append(
+            FindingHit(answer.finding, answer.first, answer.last, start, end, answer.question, FindingContext(), 1, "answer")
+        )
+    hits.extend(_age_hits(age_years, message))
+    evidence = []
+    for determinant in kb.determinants:
+        chosen = _fire(determinant, hits, age_years)
+        if chosen is not None:
+            evidence.append(_evidence(determinant, chosen, message))
+    evidence.sort(key=lambda item: (item.esi_level, item.start, item.rule_id))
+    answered = tuple(dict.fromkeys(answer.question for answer in answers))
+    return CallReading(tuple(hits), tuple(evidence), _complaint(kb, evidence, hits), answered)

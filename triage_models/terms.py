@@ -1,0 +1,294 @@
+"""A finding's synonyms as written by a reviewer, and where they occur in a call, in any word order.
+
+A term is a few words in dictionary form, matched by their keys (`lexicon.word_keys`: surface, lemma, stem), all
+within a short stretch of one clause, in any order: "throat close" finds "my throat is closing", "it's closing up, my
+throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notation a reviewer reads:
+
+| written | means |
+|---|---|
+| `throat close` | both words, any order, within `MAX_SPAN` tokens of one clause |
+| `lip|tongue swell` | one of the alternatives |
+| `anticoag*` | any word that starts so |
+| `"breathing"` | this form only (no lemma): "not breathing" is no "can't breathe" |
+| `NEG breathe` | a denial ("not", "no", "never", "n't", "ni", "sin"...) right before the next word (at most `NEG_REACH` words before it): "not breathing", "isn't really breathing", "no está respirando" |
+| `NUM pill` | a number in digits or words ("30 pills", "thirty pills", "treinta pastillas") |
+| `= stop breathe` | the words in this order (each at most `ORDERED_GAP` words after the one before) |
+| `!wake gasp` | not right after "wake" ("woke up gasping" is no agonal breath); a `!` word last: not right before it |
+
+Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break or a
+conjunction ("my throat hurts and the door is closing" is no airway closing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from triage_models.lexicon import CONJUNCTIONS, SENTENCE_BREAKS, Token, word_keys
+from triage_models.transcript import fold_accents
+
+MAX_SPAN = 6
+"""The first and last word of an unordered term are at most this many tokens apart."""
+NEG_REACH = 3
+"""A `NEG` word stands at most this many tokens before the word it denies ("is not really breathing")."""
+ORDERED_GAP = 2
+"""In an ordered term (`=`), at most this many tokens between a word and the one before it."""
+GUARD_REACH = 4
+"""A `!` guard looks this many tokens before (or after) the match."""
+
+NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy
+    eighty ninety hundred dozen dozens bunch handful uno una dos tres cuatro cinco seis siete ocho nueve diez once doce
+    quince veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa cien ciento docena""".split()  # noqa: SIM905
+)
+
+
+class TermError(ValueError):
+    """A term a reviewer wrote that cannot be read, with the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One written word of a term (or `NEG`, `NUM`): the keys any of its alternatives match."""
+
+    written: str
+    keys: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+    kind: str = "word"
+    """"word", "neg" (a denial) or "num" (a number)."""
+
+    def matches(self, token: Token) -> bool:
+        if self.kind == "neg":
+            return token.is_negation
+        if self.kind == "num":
+            return token.text.isdigit() or token.text in NUMBER_WORDS
+        return not self.keys.isdisjoint(token.keys) or any(token.text.startswith(p) for p in self.prefixes)
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A synonym of a finding, compiled for one language."""
+
+    written: str
+    language: str
+    slots: tuple[Slot, ...]
+    ordered: bool = False
+    not_after: Slot | None = None
+    """`!word` first: the match must not come right after one of these words."""
+    not_before: Slot | None = None
+    """`!word` last: the match must not come right before one of these words."""
+
+    @property
+    def words(self) -> tuple[Slot, ...]:
+        """The slots that are words (what the index looks a term up by)."""
+        return tuple(slot for slot in self.slots if slot.kind == "word")
+
+
+@dataclass(frozen=True, slots=True)
+class TermMatch:
+    """Where a term matched: its first and last token (inclusive) and the tokens of its own denial words."""
+
+    term: Term
+    first: int
+    last: int
+    own_negations: frozenset[int] = frozenset()
+
+
+def _slot(written: str, language: str) -> Slot:
+    if written == "NEG":
+        return Slot(written, kind="neg")
+    if written == "NUM":
+        return Slot(written, kind="num")
+    keys: set[str] = set()
+    prefixes: list[str] = []
+    for alternative in written.split("|"):
+        word = alternative.strip().lower()
+        exact = len(word) > 2 and word.startswith('"') and word.endswith('"')
+        word = word[1:-1] if exact else word
+        if not word or not re.fullmatch(r"[^\W\d_]+(?:'[^\W\d_]+)?\*?|\d+", word):
+            raise TermError(f"{written!r}: {alternative!r} is not a word")
+        if word.endswith("*"):
+            prefixes.append(fold_accents(word[:-1]))
+        elif exact:
+            keys.add(fold_accents(word))
+        else:
+            keys |= _headword_keys(word, language)
+    return Slot(written, frozenset(keys), tuple(prefixes))
+
+
+def _headword_keys(word: str, language: str) -> frozenset[str]:
+    """The keys a written word matches by: its own surface and lemma, and its stem when the stem is long enough."""
+    return word_keys(word, (language,))
+
+
+def compile_term(written: str, language: str) -> Term:
+    """A term in the notation of this module's docstring; `TermError` says what is wrong."""
+    text = " ".join(re.sub(r"(?<=\w)-(?=\w)", " ", written).split())  # "light-headed": the call's tokens split it too
+    ordered = text.startswith("= ")
+    parts = (text[2:] if ordered else text).split(" ")
+    not_after = not_before = None
+    if parts and parts[0].startswith("!"):
+        not_after = _slot(parts.pop(0)[1:], language)
+    if parts and parts[-1].startswith("!"):
+        not_before = _slot(parts.pop()[1:], language)
+    if any(part.startswith("!") for part in parts):
+        raise TermError(f"{written!r}: a `!` word comes first or last only")
+    slots = tuple(_slot(part, language) for part in parts if part)
+    if not any(slot.kind == "word" for slot in slots):
+        raise TermError(f"{written!r}: a term needs at least one word")
+    if slots[-1].kind == "neg":
+        raise TermError(f"{written!r}: NEG denies the word after it, so it cannot come last")
+    return Term(text, language, slots, ordered, not_after, not_before)
+
+
+@dataclass(slots=True)
+class CallIndex:
+    """Where each key occurs in a call (word tokens only), and each token's clause, for matching many terms."""
+
+    tokens: Sequence[Token]
+    by_key: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    segment: list[int] = field(default_factory=list)
+    """segment[i]: the stretch between sentence breaks and conjunctions token i belongs to."""
+    sentence: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, tokens: Sequence[Token]) -> CallIndex:
+        index = cls(tokens)
+        segment = sentence = 0
+        for token in tokens:
+            if token.ends_sentence:
+                sentence += 1
+                segment += 1
+            elif token.text in CONJUNCTIONS:
+                segment += 1
+            index.segment.append(segment)
+            index.sentence.append(sentence)
+            if token.is_word:
+                for key in token.keys:
+                    index.by_key[key].append(token.index)
+        return index
+
+    def candidates(self, slot: Slot) -> list[int]:
+        """The word tokens a slot matches, in order."""
+        if slot.kind != "word":
+            return [token.index for token in self.tokens if slot.matches(token)]
+        found: set[int] = set()
+        for key in slot.keys:
+            found.update(self.by_key.get(key, ()))
+        if slot.prefixes:
+            found.update(token.index for token in self.tokens if token.is_word and slot.matches(token))
+        return sorted(found)
+
+
+def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
+    first, last = match
+    tokens = index.tokens
+    if term.not_after is not None:
+        before = tokens[max(0, first - GUARD_REACH) : first]
+        if any(term.not_after.matches(token) for token in before):
+            return False
+    if term.not_before is not None:
+        after = tokens[last + 1 : last + 1 + GUARD_REACH]
+        if any(term.not_before.matches(token) for token in after):
+            return False
+    return True
+
+
+def _negation_before(index: CallIndex, position: int) -> int | None:
+    """The nearest denial word at most `NEG_REACH` tokens before `position`, in its sentence."""
+    for offset in range(1, NEG_REACH + 1):
+        at = position - offset
+        if at < 0 or index.sentence[at] != index.sentence[position]:
+            return None
+        if index.tokens[at].is_negation:
+            return at
+    return None
+
+
+def _place_unordered(index: CallIndex, term: Term, anchor: int, options: list[list[int]]) -> list[int] | None:
+    """For each word slot, its occurrence nearest the anchor in the anchor's clause; None when one is missing or the
+    span is too long."""
+    placed: list[int] = []
+    single = len(options) == 1
+    for positions in options:
+        near = [
+            p
+            for p in positions
+            if abs(p - anchor) <= MAX_SPAN
+            and (index.segment[p] == index.segment[anchor] or (single and index.sentence[p] == index.sentence[anchor]))
+        ]
+        if not near:
+            return None
+        placed.append(min(near, key=lambda p: (abs(p - anchor), p)))
+    if max(placed) - min(placed) > MAX_SPAN or len(set(placed)) < len(placed):
+        return None
+    return placed
+
+
+def _place_ordered(index: CallIndex, anchor: int, options: list[list[int]]) -> list[int] | None:
+    placed = [anchor]
+    for positions in options[1:]:
+        following = [p for p in positions if 0 < p - placed[-1] <= ORDERED_GAP + 1]
+        if not following or index.sentence[following[0]] != index.sentence[anchor]:
+            return None
+        placed.append(following[0])
+    return placed
+
+
+def _with_negations(index: CallIndex, term: Term, placed: list[int]) -> tuple[int, int, frozenset[int]] | None:
+    """The match's span grown over its `NEG` words, or None when a `NEG` has no denial before its word."""
+    word_positions = iter(placed)
+    negations: set[int] = set()
+    pending_neg = False
+    for slot in term.slots:
+        if slot.kind == "neg":
+            pending_neg = True
+            continue
+        position = next(word_positions) if slot.kind == "word" else None
+        if position is None:
+            continue
+        if pending_neg:
+            found = _negation_before(index, position)
+            if found is None:
+                return None
+            negations.add(found)
+            pending_neg = False
+    points = [*placed, *negations]
+    return min(points), max(points), frozenset(negations)
+
+
+def _number_near(index: CallIndex, term: Term, placed: list[int]) -> bool:
+    """A term with `NUM` needs a number within its span's reach."""
+    if not any(slot.kind == "num" for slot in term.slots):
+        return True
+    low, high = max(0, min(placed) - MAX_SPAN), min(len(index.tokens), max(placed) + MAX_SPAN + 1)
+    return any(index.tokens[i].text.isdigit() or index.tokens[i].text in NUMBER_WORDS for i in range(low, high))
+
+
+def find_term(index: CallIndex, term: Term) -> list[TermMatch]:
+    """Every place the term matches, once per place (the leftmost occurrence of each word near an anchor)."""
+    options = [index.candidates(slot) for slot in term.words]
+    if any(not positions for positions in options):
+        return []
+    anchors = options[0] if term.ordered else min(options, key=len)
+    matches: dict[tuple[int, int], TermMatch] = {}
+    for anchor in anchors:
+        placed = (
+            _place_ordered(index, anchor, options) if term.ordered else _place_unordered(index, term, anchor, options)
+        )
+        if placed is None or not _number_near(index, term, placed):
+            continue
+        spanned = _with_negations(index, term, placed)
+        if spanned is None or not _guard_clear(index, (spanned[0], spanned[1]), term):
+            continue
+        first, last, negations = spanned
+        matches.setdefault((first, last), TermMatch(term, first, last, negations))
+    return sorted(matches.values(), key=lambda m: (m.first, m.last))
+
+
+def anchor_keys(term: Term) -> Iterable[str]:
+    """The keys of a term's first word slot: a call without any of them cannot match it (prefix slots excepted)."""
+    first = term.words[0]
+    return first.keys

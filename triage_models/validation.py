@@ -1,0 +1,90 @@
+"""`triage protocols validate`: every example of every finding and determinant read as a call, and checked.
+
+A finding's `fire_*` examples must find it (affirmed, about the patient now) and its `not_*` examples must not; a
+determinant's `fire_*` examples must fire it and its `not_*` examples must not. Each example is read in the language
+it is filed under. A protocol needs examples in both languages, for and against, for each determinant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage_models.context import ContextReader
+from triage_models.knowledge_base import KnowledgeBase
+from triage_models.knowledge_files import Examples
+from triage_models.protocols import read_call
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleFailure:
+    """An example that did not do what its file says."""
+
+    where: str
+    """"protocols/choking.toml determinant A-CHOKING", "findings/breathing.toml finding cyanosis"."""
+    language: str
+    must_fire: bool
+    text: str
+    found: tuple[str, ...]
+    """What the example did fire (determinants, or the finding's present mentions)."""
+
+    def __str__(self) -> str:
+        verb = "must fire" if self.must_fire else "must not fire"
+        return f"{self.where}: {verb} ({self.language}): {self.text!r} -> found {', '.join(self.found) or 'nothing'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """How many examples were run, which failed, and which protocols lack examples."""
+
+    examples: int
+    failures: tuple[ExampleFailure, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.missing
+
+
+def _check(
+    kb: KnowledgeBase, reader: ContextReader, where: str, examples: Examples, target: str, determinant: bool
+) -> tuple[int, list[ExampleFailure]]:
+    failures = []
+    count = 0
+    for language, must_fire, text in examples.by_language():
+        count += 1
+        reading = read_call(kb, text, (language,), reader)
+        if determinant:
+            found = tuple(item.rule_id for item in reading.evidence if item.floor or item.esi_level >= 4)
+        else:
+            found = tuple(sorted(reading.present()))
+        if (target in found) != must_fire:
+            failures.append(ExampleFailure(where, language, must_fire, text, found))
+    return count, failures
+
+
+def _missing(kb: KnowledgeBase) -> list[str]:
+    missing = []
+    for protocol in kb.protocols.values():
+        for determinant in protocol.determinant:
+            for name in ("fire_en", "fire_es", "not_en", "not_es"):
+                if not getattr(determinant, name):
+                    missing.append(f"protocols/{protocol.id}.toml determinant {determinant.id}: no {name} examples")
+    return missing
+
+
+def validate(kb: KnowledgeBase, reader: ContextReader | None = None) -> ValidationReport:
+    """Run every example of the knowledge base (see the module's docstring)."""
+    reader = reader or kb.context
+    total = 0
+    failures: list[ExampleFailure] = []
+    for finding in kb.findings.values():
+        where = f"{finding.defined_in} finding {finding.id}"
+        count, failed = _check(kb, reader, where, finding.spec, finding.id, False)
+        total += count
+        failures.extend(failed)
+    for determinant in kb.determinants:
+        where = f"protocols/{determinant.protocol}.toml determinant {determinant.spec.id}"
+        count, failed = _check(kb, reader, where, determinant.spec, determinant.spec.id, True)
+        total += count
+        failures.extend(failed)
+    return ValidationReport(total, tuple(failures), tuple(_missing(kb)))
