@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -23,7 +23,7 @@ class ClassifierBackend(Protocol):
 
     def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> ClassifierBackend: ...
     def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]: ...
-    def predict_one(self, text: str, structured: Sequence[float]) -> NDArray[np.float64]: ...
+    def predict_one(self, text: str, structured: Mapping[str, float]) -> NDArray[np.float64]: ...
     def save(self, directory: Path) -> None: ...
 
 

@@ -11,7 +11,8 @@ triggers are data, per language, reviewed like the protocols (`knowledge/context
   reaches across the commas of a list that closes with "or", "nor" or "ni" ("no fever, chills, or cough"); one
   whose group says `lists = "always"` ("denies", "negative for", "niega") reaches across every comma and "and" of its
   sentence, each item at most `scope` words. A new clause with its own subject ("he is", "she's", "está") ends a
-  denial too (`terminate_negated`): "he ain't waking up, he's breathing weird" denies only the waking.
+  denial too (`terminate_negated`): "he ain't waking up, he's breathing weird" denies only the waking; news of the
+  present ("recent", "reports", "denies") ends a history (`terminate_context`), not a denial.
 - Pseudo-triggers ("not sure", "no idea", "no para de") hide the words they hold from every other trigger.
 - A finding is modified when a scope holds its first word (forward) or its last (backward). A finding written as a
   denial ("not breathing") is never denied by its own denial word.
@@ -28,7 +29,15 @@ from typing import Literal, Protocol
 from triage_models.lexicon import CONJUNCTIONS, Token
 
 Category = Literal[
-    "negated", "historical", "hypothetical", "resolved", "other_person", "pseudo", "terminate", "terminate_negated"
+    "negated",
+    "historical",
+    "hypothetical",
+    "resolved",
+    "other_person",
+    "pseudo",
+    "terminate",
+    "terminate_negated",
+    "terminate_context",
 ]
 Direction = Literal["forward", "backward", "both"]
 Lists = Literal["", "or", "always"]
@@ -41,7 +50,9 @@ CATEGORIES: tuple[Category, ...] = (
     "pseudo",
     "terminate",
     "terminate_negated",
+    "terminate_context",
 )
+TERMINATORS = ("terminate", "terminate_negated", "terminate_context")
 LIST_CLOSERS = frozenset({"or", "nor", "ni", "o", "u"})
 """A list that ends "..., or Z" / "..., ni Z": a denial before it reaches each item."""
 COMMA = ","
@@ -155,10 +166,19 @@ def _closes_with_list(tokens: Sequence[Token], start: int) -> bool:
     return False
 
 
-def _stops(trigger: Trigger, token: Token, terminators: dict[int, bool], list_open: bool) -> bool:
+def _ends(terminator: str, category: str) -> bool:
+    """Whether a terminating trigger of this kind ends a scope of this category."""
+    if terminator == "terminate_negated":
+        return category == "negated"
+    if terminator == "terminate_context":
+        return category != "negated"
+    return True
+
+
+def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool) -> bool:
     """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
-    token to whether it ends denials only."""
-    if token.index in terminators and (trigger.category == "negated" or not terminators[token.index]):
+    token to its kind."""
+    if token.index in terminators and _ends(terminators[token.index], trigger.category):
         return True
     if token.ends_sentence and not trigger.crosses_sentences:
         return True
@@ -169,7 +189,7 @@ def _stops(trigger: Trigger, token: Token, terminators: dict[int, bool], list_op
     return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
 
 
-def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, bool]) -> int:
+def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, str]) -> int:
     """The last token a scope holds, walking from `origin` by `step` (+1 forward, -1 backward)."""
     words = 0
     position = origin
@@ -220,14 +240,10 @@ class TriggerScopes:
 def trigger_scopes(tokens: Sequence[Token], lexicon: TriggerLexicon) -> TriggerScopes:
     """Every trigger's scope in the call (pseudo-triggers hide their words; terminators end scopes)."""
     hits = lexicon.found(tokens)
-    terminators = {
-        start: trigger.category == "terminate_negated"
-        for trigger, start, _ in hits
-        if trigger.category in ("terminate", "terminate_negated")
-    }
+    terminators = {start: str(trigger.category) for trigger, start, _ in hits if trigger.category in TERMINATORS}
     scopes: list[_Scope] = []
     for trigger, start, end in hits:
-        if trigger.category in ("pseudo", "terminate", "terminate_negated"):
+        if trigger.category == "pseudo" or trigger.category in TERMINATORS:
             continue
         if trigger.direction in ("forward", "both"):
             scopes.append(_Scope(trigger, start, end, end + 1, _reach(tokens, trigger, end + 1, 1, terminators)))

@@ -10,12 +10,12 @@ abnormal breathing, "C: I don't know" breathing not known to be normal.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from triage_models.knowledge_base import KnowledgeBase
 from triage_models.lexicon import Token
-from triage_models.terms import CallIndex, find_term
+from triage_models.terms import CallIndex, Term, find_term
 
 _LABEL = re.compile(
     r"(?:^|(?<=[\s.?!]))(?P<who>ct|c|call[- ]?taker|dispatcher|dispatch|operator|911|operador|operadora|despachador"
@@ -106,7 +106,7 @@ def _is_question(words: Sequence[Token]) -> bool:
 
 
 def _answer_kind(words: Sequence[Token]) -> tuple[str, int, int] | None:
-    """"yes", "no" or "unsure", with the answer's first and last token, from the opening words of a turn."""
+    """ "yes", "no" or "unsure", with the answer's first and last token, from the opening words of a turn."""
     opening = [token for token in words[:ANSWER_REACH] if token.is_word]
     texts = tuple(token.text for token in opening)
     for phrase in UNSURE:
@@ -144,10 +144,10 @@ def key_question_answers(
     return answers
 
 
-def _asks(index: CallIndex, asked: dict[str, tuple[object, ...]], languages: tuple[str, ...], turn: Turn) -> bool:
+def _asks(index: CallIndex, asked: Mapping[str, tuple[Term, ...]], languages: tuple[str, ...], turn: Turn) -> bool:
     for language in languages:
         for term in asked.get(language, ()):
-            for match in find_term(index, term):  # type: ignore[arg-type]
+            for match in find_term(index, term):
                 if turn.start <= index.tokens[match.first].start < turn.end:
                     return True
     return False

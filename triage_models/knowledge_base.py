@@ -191,8 +191,9 @@ def _context_reader(files: KnowledgeFiles, problems: list[str]) -> ConTextReader
                 by_language[file.language].append(
                     Trigger(words, group.category, group.direction, group.scope, group.lists, group.crosses_sentences)
                 )
-    lexicons = {}
-    for languages in (("en",), ("es",), ("en", "es")):
+    lexicons: dict[tuple[str, ...], TriggerLexicon] = {}
+    language_sets: tuple[tuple[str, ...], ...] = (("en",), ("es",), ("en", "es"))
+    for languages in language_sets:
         lexicons[languages] = TriggerLexicon(tuple(t for language in languages for t in by_language[language]))
     return ConTextReader(lexicons)
 

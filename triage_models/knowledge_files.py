@@ -135,7 +135,9 @@ class DeterminantSpec(Examples):
     def _consistent(self) -> DeterminantSpec:
         expected = {1: "A", 2: "BD"}.get(self.level, "BCD")
         if self.decision_point not in expected:
-            raise ValueError(f"determinant {self.id}: ESI {self.level} is not set at decision point {self.decision_point}")
+            raise ValueError(
+                f"determinant {self.id}: ESI {self.level} is not set at decision point {self.decision_point}"
+            )
         if not self.id.startswith(self.decision_point) and self.level <= 2:
             raise ValueError(f"determinant {self.id}: its id starts with its decision point ({self.decision_point})")
         if isinstance(self.if_resolved, int) and not self.level <= self.if_resolved <= 5:

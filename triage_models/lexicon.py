@@ -19,6 +19,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import simplemma
 import snowballstemmer
@@ -45,9 +46,67 @@ _CONTRACTION_BASES = {"wo": "will", "ca": "can", "ai": "is", "sha": "shall"}
 _CONTRACTION_WORDS = {"n't": "not", "'s": "is", "'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "'d": "would"}
 _LANGUAGE_STEMMERS = {"en": "english", "es": "spanish"}
 FUNCTION_WORDS = frozenset(
-    "i me my mine we us our you your he him his she her hers it its they them their a an the this that these those"
-    " yo me mi mis tu tus te se le les lo la los las nos su sus el ella ellos ellas un una unos unas este esta"
-    " ese esa de del al".split()
+    [
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "yo",
+        "me",
+        "mi",
+        "mis",
+        "tu",
+        "tus",
+        "te",
+        "se",
+        "le",
+        "les",
+        "lo",
+        "la",
+        "los",
+        "las",
+        "nos",
+        "su",
+        "sus",
+        "el",
+        "ella",
+        "ellos",
+        "ellas",
+        "un",
+        "una",
+        "unos",
+        "unas",
+        "este",
+        "esta",
+        "ese",
+        "esa",
+        "de",
+        "del",
+        "al",
+    ]
 )
 """Pronouns, articles and possessives keep their own form only: the dictionary makes "mi" and "me" one lemma."""
 _ACCENTED = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}
@@ -80,14 +139,14 @@ class Token:
 
 
 @functools.cache
-def _stemmer(language: str) -> snowballstemmer.stemmer:  # type: ignore[name-defined]
+def _stemmer(language: str) -> Any:
     return snowballstemmer.stemmer(_LANGUAGE_STEMMERS[language])
 
 
 def _dictionary_lemma(word: str, language: str) -> str:
     """simplemma's lemma of a lower-case word (the word itself when the dictionary does not know it)."""
     lemma = str(simplemma.lemmatize(word, lang=language))
-    if lemma != word or language != "es" or not word[-1:] in _ACCENTED:
+    if lemma != word or language != "es" or word[-1:] not in _ACCENTED:
         return lemma
     accented = word[:-1] + _ACCENTED[word[-1]]
     retried = str(simplemma.lemmatize(accented, lang=language))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
 from triage_models.calibration import by_level, check_levels, out_of_fold, softmax
-from triage_models.features import StructuredFeatures
+from triage_models.features import StructuredFeatures, feature_row
 from triage_models.safe_io import (
     Arrays,
     read_model_file,
@@ -83,7 +83,7 @@ class LinearBackend:
             by_level(self.pipeline.classes_, self.pipeline.decision_function(list(texts))) / self.temperature
         )
 
-    def predict_one(self, text: str, structured: Sequence[float]) -> NDArray[np.float64]:
+    def predict_one(self, text: str, structured: Mapping[str, float]) -> NDArray[np.float64]:
         """One message's probabilities, reusing structured features already computed (the production path).
 
         Same numbers as `predict_proba`, without scikit-learn's per-call overhead of the feature union.
@@ -92,12 +92,13 @@ class LinearBackend:
             raise RuntimeError("the linear backend has not been trained or loaded")
         union = self.pipeline.named_steps["features"]
         parts = dict(union.transformer_list)
-        scale = parts["structured"].named_steps["scale"].scale_
+        steps = parts["structured"].named_steps
+        scale = steps["scale"].scale_
         row = sparse.hstack(
             [
                 parts["words"].transform([text]),
                 parts["chars"].transform([text]),
-                sparse.csr_matrix(np.asarray(structured, dtype=np.float64) / scale),
+                sparse.csr_matrix(feature_row(structured, steps["read"].names) / scale),
             ]
         ).tocsr()
         model = self.pipeline.named_steps["classifier"]
@@ -123,6 +124,7 @@ class LinearBackend:
             "words": vectorizer_state("words", parts["words"], arrays),
             "chars": vectorizer_state("chars", parts["chars"], arrays),
             "scale": scaler_state("scale", parts["structured"].named_steps["scale"], arrays),
+            "structured_features": list(parts["structured"].named_steps["read"].names),
             "classifier": regression_state("classifier", self.pipeline.named_steps["classifier"], arrays),
         }
         write_model_file(directory, "linear", "linear-backend", state, arrays)
@@ -131,8 +133,9 @@ class LinearBackend:
     def load(cls, directory: Path) -> LinearBackend:
         """The backend written by `save`, rebuilt as the same fitted pipeline."""
         state, arrays = read_model_file(directory, "linear", "linear-backend")
+        names = tuple(str(name) for name in state["structured_features"])
         structured = Pipeline(
-            [("read", StructuredFeatures()), ("scale", scaler_from_state("scale", state["scale"], arrays))]
+            [("read", StructuredFeatures(names)), ("scale", scaler_from_state("scale", state["scale"], arrays))]
         )
         features = FeatureUnion(
             [

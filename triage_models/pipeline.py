@@ -22,9 +22,10 @@ from triage_models.language import detect_language, load_language_models
 from triage_models.length import LengthPredictor
 from triage_models.linear import LinearBackend
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
+from triage_models.protocols import key_question_states
 from triage_models.resources import RESOURCES_VERSION, predict_resources
 from triage_models.result import ESI_LEVELS, DecisionPoint, TriageResult
-from triage_models.rules import RULES_VERSION, evaluate_rules
+from triage_models.rules import RULES_VERSION, evaluate_rules, read_with_vitals
 from triage_models.text import MAX_RULES_CHARS, coerce_text, truncate
 from triage_models.transcript import fold_accents
 from triage_models.tuning import TuningCase, tune_policy
@@ -187,11 +188,12 @@ class Triager:
         text, truncated = truncate(full)
         # The rules read the whole message (up to the intake limit), the classifier its head.
         vitals = extract_vitals(full)
-        evidence = evaluate_rules(full, vitals, self.reader)
+        reading, evidence = read_with_vitals(full, vitals, self.reader)
         resources = predict_resources(text)
         language = detect_language(text, self._known_word)
-        probabilities = self.model.backend.predict_one(text, structured_features(text, vitals, evidence, resources))
-        decision = decide(probabilities, evidence, resources, self.model.policy, language.reason)
+        features = structured_features(text, vitals, evidence, resources, reading)
+        probabilities = self.model.backend.predict_one(text, features)
+        decision = decide(probabilities, evidence, resources, self.model.policy, language.reason, reading.non_medical)
         backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
         if rules_truncated:
             notes.append(f"red-flag rules read the first {MAX_RULES_CHARS} characters only")
@@ -216,6 +218,9 @@ class Triager:
             review_reason=decision.review_reason,
             language=language,
             age_years=age_in_years(vitals, fold_accents(text)),
+            complaint=reading.complaint,
+            key_questions=key_question_states(reading),
+            non_medical=decision.non_medical,
         )
 
     def _ask_llm(

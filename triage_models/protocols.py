@@ -22,7 +22,7 @@ from triage_models.context import ContextReader, FindingContext
 from triage_models.dialogue import Turn, caller_spans, key_question_answers, turns
 from triage_models.knowledge_base import AGE_FINDINGS, Determinant, KnowledgeBase
 from triage_models.lexicon import Token, tokenize
-from triage_models.result import DecisionPoint, Evidence
+from triage_models.result import DecisionPoint, Evidence, KeyQuestionState
 from triage_models.terms import CallIndex, find_term
 from triage_models.transcript import ReadableText, fold_accents, readable
 
@@ -53,6 +53,8 @@ class CallReading:
     """The chief complaint's protocol id, or None when nothing in the call names one."""
     answered: tuple[str, ...]
     """The key questions (ids) the call-taker asked and the caller answered."""
+    non_medical: bool = False
+    """The call names only something that is not a medical problem (a ride, a noise, a pet) and no medical finding."""
 
     def present(self) -> set[str]:
         """The findings said of the patient now (affirmed; an episode over included)."""
@@ -97,7 +99,16 @@ def _word_hits(
         start, end = reading.span(tokens[match.first].start, tokens[match.last].end)
         found_context = context.of(match.first, match.last, match.own_negations)
         hits.append(
-            FindingHit(finding_id, match.first, match.last, start, end, match.term.written, found_context, len(match.term.slots))
+            FindingHit(
+                finding_id,
+                match.first,
+                match.last,
+                start,
+                end,
+                match.term.written,
+                found_context,
+                len(match.term.slots),
+            )
         )
     return _longest_in_group(kb, hits)
 
@@ -145,7 +156,8 @@ def _present_hit(hits: Sequence[FindingHit], names: Sequence[str]) -> FindingHit
     """The first mention of one of the findings that is present; a mention not over is preferred."""
     present = [hit for hit in hits if hit.finding in names and hit.context.present]
     ongoing = [hit for hit in present if not hit.context.resolved]
-    return (ongoing or present or [None])[0]
+    chosen = ongoing or present
+    return chosen[0] if chosen else None
 
 
 def _age_allows(spec_age: tuple[float | None, float | None], unknown_fires: bool, age: float | None) -> bool:
@@ -220,6 +232,18 @@ def _complaint(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[F
     return None
 
 
+NON_MEDICAL_PROTOCOL = "non-medical"
+NEUTRAL_FILES = ("findings/patient.toml", f"protocols/{NON_MEDICAL_PROTOCOL}.toml")
+"""Findings that say nothing medical: who the patient is, and what a call that is not medical is about."""
+
+
+def _non_medical(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> bool:
+    present = [hit for hit in hits if hit.context.present and hit.source == "words"]
+    non_medical = f"protocols/{NON_MEDICAL_PROTOCOL}.toml"
+    said = {kb.findings[hit.finding].defined_in for hit in present}
+    return non_medical in said and said <= set(NEUTRAL_FILES)
+
+
 def read_call(
     kb: KnowledgeBase,
     message: str,
@@ -237,7 +261,9 @@ def read_call(
     for answer in answers:
         start, end = reading.span(tokens[answer.first].start, tokens[answer.last].end)
         hits.append(
-            FindingHit(answer.finding, answer.first, answer.last, start, end, answer.question, FindingContext(), 1, "answer")
+            FindingHit(
+                answer.finding, answer.first, answer.last, start, end, answer.question, FindingContext(), 1, "answer"
+            )
         )
     hits.extend(_age_hits(age_years, message))
     evidence = []
@@ -247,4 +273,22 @@ def read_call(
             evidence.append(_evidence(determinant, chosen, message))
     evidence.sort(key=lambda item: (item.esi_level, item.start, item.rule_id))
     answered = tuple(dict.fromkeys(answer.question for answer in answers))
-    return CallReading(tuple(hits), tuple(evidence), _complaint(kb, evidence, hits), answered)
+    non_medical = not evidence and _non_medical(kb, hits)
+    return CallReading(tuple(hits), tuple(evidence), _complaint(kb, evidence, hits), answered, non_medical)
+
+
+def key_question_states(reading: CallReading, kb: KnowledgeBase | None = None) -> tuple[KeyQuestionState, ...]:
+    """The key questions of the call's chief complaint; one is answered when the caller answered it or already said
+    what one of its answers affirms ("he's not breathing" answers "is he breathing normally?")."""
+    if reading.complaint is None:
+        return ()
+    from triage_models.knowledge_base import load_knowledge
+
+    kb = kb or load_knowledge()
+    present = reading.present()
+    states = []
+    for question in kb.protocols[reading.complaint].key_question:
+        said = {question.yes, question.no, question.unsure} - {""}
+        answered = question.id in reading.answered or bool(said & present)
+        states.append(KeyQuestionState(question.id, question.en, question.es, answered))
+    return tuple(states)

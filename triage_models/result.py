@@ -88,6 +88,20 @@ class Resource:
 
 
 @dataclass(frozen=True, slots=True)
+class KeyQuestionState:
+    """One key question of the call's chief complaint, in the call-taker's two languages, and whether it is answered
+    (asked and answered in the transcript, or its answer already said by the caller)."""
+
+    id: str
+    en: str
+    es: str
+    answered: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "en": self.en, "es": self.es, "answered": self.answered}
+
+
+@dataclass(frozen=True, slots=True)
 class TriageResult:
     """Everything the scheduler and the dispatcher need from triage of one message."""
 
@@ -116,6 +130,13 @@ class TriageResult:
     """The call's language: English and Spanish are read; any other is flagged for an interpreter."""
     age_years: float | None = None
     """The patient's age as the call gives it (or roughly, from "baby", "toddler", "child"); None when unknown."""
+    complaint: str | None = None
+    """The chief complaint: the id of the protocol the call was read by (`triage protocols list`); None when the
+    call names none."""
+    key_questions: tuple[KeyQuestionState, ...] = ()
+    """The chief complaint's key questions, each with whether the call-taker asked it and the caller answered."""
+    non_medical: bool = False
+    """The call names no medical problem (a ride, a noise, a pet): ESI 5, said so on the console."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,4 +155,7 @@ class TriageResult:
             "review_reason": self.review_reason,
             "language": self.language.to_json(),
             "age_years": None if self.age_years is None else round(self.age_years, 2),
+            "complaint": self.complaint,
+            "key_questions": [question.to_json() for question in self.key_questions],
+            "non_medical": self.non_medical,
         }

@@ -10,11 +10,12 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 | `lip|tongue swell` | one of the alternatives |
 | `anticoag*` | any word that starts so |
 | `"breathing"` | this form only (no lemma): "not breathing" is no "can't breathe" |
-| `NEG breathe` | a denial ("not", "no", "never", "n't", "ni", "sin"...) right before the next word (at most `NEG_REACH` words before it): "not breathing", "isn't really breathing", "no está respirando" |
+| `NEG breathe` | a denial ("not", "no", "n't", "ni", "sin"...) at most `NEG_REACH` words before the next word |
 | `NUM pill` | a number in digits or words ("30 pills", "thirty pills", "treinta pastillas") |
-| `= stop breathe` | the words in this order (each at most `ORDERED_GAP` words after the one before) |
+| `= stop breathe` | the words in this order (at most `ORDERED_GAP` words between one and the next) |
 | `!wake gasp` | not right after "wake" ("woke up gasping" is no agonal breath); a `!` word last: not right before it |
 
+`NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
 Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break or a
 conjunction ("my throat hurts and the door is closing" is no airway closing).
 """
@@ -26,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from triage_models.lexicon import CONJUNCTIONS, SENTENCE_BREAKS, Token, word_keys
+from triage_models.lexicon import CONJUNCTIONS, Token, word_keys
 from triage_models.transcript import fold_accents
 
 MAX_SPAN = 6

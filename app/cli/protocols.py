@@ -60,11 +60,15 @@ def protocols_show(
     for determinant in protocol.determinant:
         required = " AND ".join(f"({' or '.join(group)})" for group in determinant.required)
         excluded = f"; not when {', '.join(determinant.excluded)}" if determinant.excluded else ""
-        typer.echo(f"  {determinant.id}: ESI {determinant.level} ({determinant.decision_point}) {determinant.description}")
+        typer.echo(
+            f"  {determinant.id}: ESI {determinant.level} ({determinant.decision_point}) {determinant.description}"
+        )
         typer.echo(f"    when {required}{excluded}; if over: {determinant.if_resolved}")
     typer.echo("key questions:")
     for question in protocol.key_question:
-        answers = ", ".join(f"{k} -> {v}" for k, v in (("yes", question.yes), ("no", question.no), ("unsure", question.unsure)) if v)
+        answers = ", ".join(
+            f"{k} -> {v}" for k, v in (("yes", question.yes), ("no", question.no), ("unsure", question.unsure)) if v
+        )
         typer.echo(f"  {question.en} / {question.es}  ({answers or 'recorded only'})")
     typer.echo("own findings:")
     for finding in protocol.finding:

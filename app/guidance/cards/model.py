@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from triage_models.rules import RULE_IDS
+from triage_models.rules import rule_ids as known_rule_ids
 
 AgeBand = Literal["adult", "child", "infant", "any"]
 Language = Literal["en", "es"]
@@ -18,7 +18,6 @@ LANGUAGES: tuple[Language, ...] = ("en", "es")
 NOT_REVIEWED = "not reviewed by a medical director"
 MAX_STEP_CHARS = 200
 """A step is read aloud in one breath: longer ones are refused (split them into two actions)."""
-KNOWN_RULE_IDS = frozenset(RULE_IDS)
 
 
 class CardError(ValueError):
@@ -84,9 +83,11 @@ class Card(BaseModel):
     @field_validator("rule_ids", "with_rule_ids")
     @classmethod
     def _known_rules(cls, rule_ids: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(rule_ids) - KNOWN_RULE_IDS)
+        unknown = sorted(set(rule_ids) - set(known_rule_ids()))
         if unknown:
-            raise ValueError(f"unknown red-flag rule ids {', '.join(unknown)} (see triage_models/rules.py)")
+            raise ValueError(
+                f"unknown red-flag rule ids {', '.join(unknown)} (see `triage-dispatch triage protocols list`)"
+            )
         return rule_ids
 
     @field_validator("steps")
