@@ -177,7 +177,10 @@ def _ends(terminator: str, category: str) -> bool:
 
 def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool) -> bool:
     """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
-    token to its kind."""
+    token to its kind. A scope that crosses sentences (an episode over, said after it) ends only at its word budget:
+    "he choked on a grape but coughed it out"."""
+    if trigger.crosses_sentences:
+        return False
     if token.index in terminators and _ends(terminators[token.index], trigger.category):
         return True
     if token.ends_sentence and not trigger.crosses_sentences:

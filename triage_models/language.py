@@ -9,12 +9,11 @@ neither uses. Triage never guesses a calm level for a call it cannot read (see `
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from triage_models.transcript import fold_accents
 
@@ -102,39 +101,94 @@ def _latin_share(text: str) -> float:
     return latin / len(letters)
 
 
-_detector_lock = threading.Lock()
+_LANGUAGE_NAMES = (  # noqa: SIM905
+    "ENGLISH SPANISH CHINESE VIETNAMESE ARABIC TAGALOG KOREAN RUSSIAN FRENCH PORTUGUESE SOMALI "
+    "POLISH HINDI JAPANESE PERSIAN ITALIAN GERMAN UKRAINIAN URDU BENGALI YORUBA SWAHILI TURKISH "
+    "ROMANIAN DUTCH INDONESIAN THAI GREEK HEBREW PUNJABI GUJARATI TAMIL ALBANIAN"
+).split()
+"""The languages most often heard at US and European dispatch centres."""
 
 
-def _detector() -> Any:
-    """lingua's detector, built once per process with every language model loaded (`load_language_models`)."""
-    with _detector_lock:  # one build, however many threads ask at once
-        return _built_detector()
-
-
-@functools.cache
-def _built_detector() -> Any:
-    """lingua's detector over the languages most often heard at US and European dispatch centres, their models
-    loaded now: left to lingua, they load on the first call whose language is unclear, which then takes seconds."""
+def _build(quick: bool) -> Any:
     from lingua import Language, LanguageDetectorBuilder
 
-    names = (  # noqa: SIM905
-        "ENGLISH SPANISH CHINESE VIETNAMESE ARABIC TAGALOG KOREAN RUSSIAN FRENCH PORTUGUESE SOMALI "
-        "POLISH HINDI JAPANESE PERSIAN ITALIAN GERMAN UKRAINIAN URDU BENGALI YORUBA SWAHILI TURKISH "
-        "ROMANIAN DUTCH INDONESIAN THAI GREEK HEBREW PUNJABI GUJARATI TAMIL ALBANIAN"
-    ).split()
-    builder = LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in names))
+    builder = LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in _LANGUAGE_NAMES))
+    if quick:
+        builder = builder.with_low_accuracy_mode()
     return builder.with_preloaded_language_models().build()
 
 
-def load_language_models() -> None:
-    """Load the language detector's models now (a few seconds, about 600 MB), at a process's start: otherwise the
-    first call whose language is unclear loads them, and every call queued behind it waits."""
-    _detector()
+class _Detectors:
+    """lingua's two detectors: the precise one (every model: several seconds and about 600 MB to load) and the quick
+    one (trigram models only: under a second), which answers while the precise one loads in the background so that
+    no call waits for it. The quick one names a rare language less surely; both tell a language that is not English
+    or Spanish."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.precise: Any = None
+        self.quick: Any = None
+        self.deferred = False
+        """Calls use the quick detector until the precise one is loaded (in the background, or never)."""
+        self.started = False
+
+    def quick_detector(self) -> Any:
+        with self.lock:
+            if self.quick is None:
+                self.quick = _build(quick=True)
+            return self.quick
+
+    def precise_detector(self) -> Any:
+        with self.lock:  # one build, however many threads ask at once
+            if self.precise is None:
+                self.precise = _build(quick=False)
+            return self.precise
+
+    def now(self) -> Any:
+        """The precise detector when loaded; the quick one while it loads; else the precise one, loaded now."""
+        if self.precise is not None:
+            return self.precise
+        if self.deferred:
+            return self.quick_detector()
+        return self.precise_detector()
+
+    def load_in_background(self) -> None:
+        self.deferred = True
+        if self.started or self.precise is not None:
+            return
+        self.started = True
+        threading.Thread(target=self.precise_detector, name="lingua-precise-models", daemon=True).start()
+
+
+_DETECTORS = _Detectors()
+
+
+PreciseModels = Literal["now", "background", "deferred"]
+
+
+def load_language_models(precise: PreciseModels = "now") -> None:
+    """Load the language detector's models at a process's start (otherwise the first call whose language is unclear
+    loads them, and every call queued behind it waits): the quick detector now, and the precise one `precise`:
+    "now"; "background" (in a thread: calls use the quick one until it is loaded); or "deferred" (calls use the
+    quick one until a later "background" load: a process about to fork warm children, which must hold no thread of
+    lingua's when it forks; each child then loads the precise models in its own thread)."""
+    _DETECTORS.quick_detector()
+    if precise == "now":
+        _DETECTORS.precise_detector()
+    elif precise == "background":
+        _DETECTORS.load_in_background()
+    else:
+        _DETECTORS.deferred = True
+
+
+def precise_models_loaded() -> bool:
+    """Whether the precise language models are loaded (what `/readyz` and the warm-up log report)."""
+    return _DETECTORS.precise is not None
 
 
 def _lingua(text: str) -> tuple[str, float]:
     """lingua's most likely language (ISO 639-1, lower case) and its confidence."""
-    values = _detector().compute_language_confidence_values(text[:DETECTION_CHARS])
+    values = _DETECTORS.now().compute_language_confidence_values(text[:DETECTION_CHARS])
     if not values:
         return "und", 0.0
     best = values[0]

@@ -18,14 +18,15 @@ from triage_models.calibration import fit_temperature, softmax
 from triage_models.context import ContextReader
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
-from triage_models.language import detect_language, load_language_models
+from triage_models.knowledge_base import load_knowledge
+from triage_models.language import PreciseModels, detect_language, load_language_models
 from triage_models.length import LengthPredictor
 from triage_models.linear import LinearBackend
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
 from triage_models.protocols import key_question_states
 from triage_models.resources import RESOURCES_VERSION, predict_resources
 from triage_models.result import ESI_LEVELS, DecisionPoint, TriageResult
-from triage_models.rules import RULES_VERSION, evaluate_rules, read_with_vitals
+from triage_models.rules import RULES_VERSION, read_with_vitals
 from triage_models.text import MAX_RULES_CHARS, coerce_text, truncate
 from triage_models.transcript import fold_accents
 from triage_models.tuning import TuningCase, tune_policy
@@ -84,8 +85,11 @@ def _policy_value(value: Any) -> Any:
 
 
 GENERATED_SOURCE = "generated"
-"""Rows of this source are trained on but never tuned or calibrated on: the generator's messages are easier than
-real ones, so thresholds and the temperature come from real cases when there are any."""
+VIGNETTE_SOURCE = "esi"
+UNTUNED_SOURCES = frozenset({GENERATED_SOURCE, VIGNETTE_SOURCE})
+"""Rows of these sources are trained on but never tuned or calibrated on: the generator's messages are easier than
+real ones, and the ESI practice vignettes are what the policy is checked on (`triage cv`), never fitted to. The
+thresholds and the temperature come from the call-style corpus and the KTAS records."""
 
 
 def train_model(
@@ -137,7 +141,7 @@ def _calibrate_and_tune(
 ) -> DecisionPolicy:
     """Re-fit the temperature on the real rows' held-out probabilities, then tune the policy on them."""
     assert classifier.oof_probabilities is not None
-    real = [i for i, name in enumerate(sources) if name != GENERATED_SOURCE] or list(range(len(texts)))
+    real = [i for i, name in enumerate(sources) if name not in UNTUNED_SOURCES] or list(range(len(texts)))
     oof = classifier.oof_probabilities[real]
     log_probabilities = np.log(np.clip(oof, 1e-12, None))
     extra = fit_temperature(log_probabilities, [labels[i] for i in real])
@@ -145,10 +149,9 @@ def _calibrate_and_tune(
     calibrated = softmax(log_probabilities / extra)
     cases = []
     for row, i in zip(calibrated, real, strict=True):
-        vitals = extract_vitals(texts[i])
-        cases.append(
-            TuningCase(row, tuple(evaluate_rules(texts[i], vitals)), predict_resources(texts[i]), labels[i], sources[i])
-        )
+        reading, evidence = read_with_vitals(texts[i], extract_vitals(texts[i]))
+        resources = predict_resources(texts[i])
+        cases.append(TuningCase(row, tuple(evidence), resources, labels[i], sources[i], reading.non_medical))
     return tune_policy(cases)
 
 
@@ -174,10 +177,12 @@ class Triager:
         vocabulary = model.backend.vocabulary() if isinstance(model.backend, LinearBackend) else frozenset()
         self._known_word = vocabulary.__contains__
 
-    def warm_up(self) -> None:
-        """Load now what a process's first classifications would (the language models, the model's lazy parts), so
-        that no call waits for it; an LLM classifier is not asked."""
-        load_language_models()
+    def warm_up(self, precise_language_models: PreciseModels = "now") -> None:
+        """Load now what a process's first classifications would (the knowledge, the language models, the model's
+        lazy parts), so that no call waits for it; an LLM classifier is not asked. `precise_language_models`: see
+        `language.load_language_models`."""
+        load_knowledge()
+        load_language_models(precise_language_models)
         plain = Triager(self.model, reader=self.reader)
         for message in WARM_UP_MESSAGES:
             plain.classify(message)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from triage_models.corpus import CORPUS_DIR, CORPUS_SOURCE, read_corpus
 from triage_models.generator import GENERATOR_VERSION, generate
 from triage_models.ktas import load_ktas
 from triage_models.pipeline import GENERATED_SOURCE, TriageModel, train_model
@@ -21,6 +22,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TRAINING_SIZE = 6_000
 DEFAULT_SEED = 0
+FALLBACK_GENERATED = 2_000
+"""Generated messages beside the corpus when a model must be trained at start (no usable model on disk)."""
 
 
 def shared_data_dir() -> Path | None:
@@ -64,14 +67,15 @@ def load_or_train_default(directory: Path | None = None) -> TriageModel:
         if not stale:
             return model
         log.info("triage model in %s was built for %s; not used", candidate, ", ".join(stale))
-    log.warning("no usable triage model (shipped or in %s): training one from generated messages", directory)
-    messages = list(generate(DEFAULT_TRAINING_SIZE, DEFAULT_SEED))
+    log.warning(
+        "no usable triage model (shipped or in %s): training one from the corpus and generated messages", directory
+    )
+    data = with_generated(corpus_data(), FALLBACK_GENERATED, DEFAULT_SEED)
     model = train_model(
-        [message.text for message in messages],
-        [message.esi_level for message in messages],
-        [message.answer_tokens for message in messages],
-        sources=[GENERATED_SOURCE] * len(messages),
-        source=f"generated:{GENERATOR_VERSION}:n={DEFAULT_TRAINING_SIZE}:seed={DEFAULT_SEED}",
+        data.texts,
+        data.labels,
+        sources=data.sources,
+        source=f"corpus + generated:{GENERATOR_VERSION}:n={FALLBACK_GENERATED}:seed={DEFAULT_SEED}",
     )
     model.save(directory)
     return model
@@ -142,13 +146,20 @@ def read_esi_vignettes(path: Path) -> LabelledData:
     return read_labelled_csv(path, "Clinical Vignettes", "acuity")
 
 
+def corpus_data(directory: Path = CORPUS_DIR) -> LabelledData:
+    """The training corpus of call-style messages (`corpus.py`), source `corpus`."""
+    calls = read_corpus(directory)
+    return LabelledData([c.text for c in calls], [c.esi_level for c in calls], None, [CORPUS_SOURCE] * len(calls))
+
+
 def default_training_data(
-    data_dir: Path | None = None, generated: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED
+    data_dir: Path | None = None, generated: int = DEFAULT_TRAINING_SIZE, seed: int = DEFAULT_SEED, corpus: bool = True
 ) -> LabelledData:
-    """What the default model is trained on: KTAS ED1 and the ESI practice vignettes when `data_dir` (default:
-    `shared_data_dir()`) has them, plus `generated` messages from the project's generator."""
+    """What the default model is trained on: the corpus of call-style messages, KTAS ED1 and the ESI practice
+    vignettes when `data_dir` (default: `shared_data_dir()`) has them, plus `generated` messages from the project's
+    generator."""
     data_dir = data_dir if data_dir is not None else shared_data_dir()
-    parts = LabelledData([], [], None)
+    parts = corpus_data() if corpus else LabelledData([], [], None)
     if data_dir is not None:
         ktas = data_dir / "ktas" / "ktas_ed1.csv"
         vignettes = data_dir / "esi" / "esi_handbook_train.csv"

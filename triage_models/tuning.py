@@ -39,6 +39,7 @@ class TuningCase:
     resources: tuple[Resource, ...]
     esi_level: int
     source: str
+    non_medical: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,9 @@ def _figures(truth: NDArray[np.int64], predicted: NDArray[np.int64]) -> SourceFi
 
 def evaluate_policy(cases: Sequence[TuningCase], policy: DecisionPolicy) -> dict[str, SourceFigures]:
     """The figures per source under `policy`."""
-    predicted = np.array([decide(c.probabilities, c.evidence, c.resources, policy).esi_level for c in cases])
+    predicted = np.array(
+        [decide(c.probabilities, c.evidence, c.resources, policy, non_medical=c.non_medical).esi_level for c in cases]
+    )
     truth = np.array([case.esi_level for case in cases])
     sources = np.array([case.source for case in cases])
     return {str(source): _figures(truth[sources == source], predicted[sources == source]) for source in set(sources)}

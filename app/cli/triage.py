@@ -26,6 +26,7 @@ from triage_models.pipeline import TriageModel, Triager, train_model
 from triage_models.store import (
     DataError,
     LabelledData,
+    corpus_data,
     default_model_dir,
     default_training_data,
     load_or_train_default,
@@ -182,13 +183,19 @@ def classify(
     _out.print(f"model {result.model_version}")
 
 
-def _training_data(data: LabelledData | None, reference_data: bool, generated: int) -> LabelledData:
-    """A centre's data, the reference data (KTAS ED1, ESI vignettes) and generated messages, as asked."""
+def _training_data(data: LabelledData | None, reference_data: bool, corpus: bool, generated: int) -> LabelledData:
+    """A centre's data, the reference data (KTAS ED1, ESI vignettes), the call corpus and generated messages, as
+    asked."""
     parts = data if data is not None else LabelledData([], [], [])
+    if corpus:
+        calls = corpus_data()
+        parts = LabelledData(
+            [*parts.texts, *calls.texts], [*parts.labels, *calls.labels], None, [*parts.sources, *calls.sources]
+        )
     if reference_data:
         if shared_data_dir() is None:
             raise typer.BadParameter("no reference data: set TRIAGE_DATA_DIR", param_hint="--reference-data")
-        reference = default_training_data(generated=0)
+        reference = default_training_data(generated=0, corpus=False)
         # The reference data has no answer lengths, so the length model falls back to per-level defaults.
         parts = LabelledData(
             [*parts.texts, *reference.texts], [*parts.labels, *reference.labels], None,
@@ -209,6 +216,9 @@ def train(
     reference_data: Annotated[
         bool, typer.Option(help="Add KTAS ED1 and the ESI practice vignettes (TRIAGE_DATA_DIR or ../shared/data).")
     ] = False,
+    corpus: Annotated[
+        bool, typer.Option(help="Add the call-style training corpus (triage_models/corpus/, several thousand calls).")
+    ] = False,
     generated: Annotated[int, typer.Option(help="Add this many generated messages (0 = none).")] = 0,
     backend: Annotated[BackendName, typer.Option(help="Classifier backend.")] = BackendName.linear,
     embedding_model: Annotated[
@@ -217,15 +227,16 @@ def train(
     out: Annotated[Path | None, typer.Option(help="Where to write the model (default: the serving model).")] = None,
 ) -> None:
     """Train a model from a centre's own CSV, the reference data and/or generated messages, and save it."""
-    if data is None and generated <= 0 and not reference_data:
-        raise typer.BadParameter("give --data CSV, --reference-data, --generated N, or several")
+    if data is None and generated <= 0 and not reference_data and not corpus:
+        raise typer.BadParameter("give --data CSV, --reference-data, --corpus, --generated N, or several")
     own = None
     if data is not None:
         read = _read(data, data_format, text_column, label_column, length_column)
         own = LabelledData(read.texts, read.labels, read.answer_tokens, [data.name] * len(read.texts))
-    labelled = _training_data(own, reference_data, generated)
+    labelled = _training_data(own, reference_data, corpus, generated)
     source = " + ".join(
-        [*([str(data)] if data else []), *(["reference:ktas-ed1+esi-vignettes"] if reference_data else []),
+        [*([str(data)] if data else []), *(["corpus"] if corpus else []),
+         *(["reference:ktas-ed1+esi-vignettes"] if reference_data else []),
          *([f"generated:{generated}"] if generated else [])]
     )  # fmt: skip
     try:

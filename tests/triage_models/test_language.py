@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from triage_models.language import _built_detector, _detector, detect_language
+from triage_models.language import _Detectors, detect_language
 
 
 @pytest.mark.parametrize(
@@ -48,8 +48,18 @@ def test_a_triage_note_in_abbreviations_is_read_when_the_model_knows_its_words()
     assert detect_language(note, known.__contains__).supported
 
 
-def test_the_detector_is_built_once_however_many_threads_ask_at_once() -> None:
-    _built_detector.cache_clear()
+def test_the_precise_detector_is_built_once_however_many_threads_ask_at_once() -> None:
+    detectors = _Detectors()
     with ThreadPoolExecutor(4) as pool:
-        detectors = list(pool.map(lambda _: _detector(), range(4)))
-    assert ({id(detector) for detector in detectors}, _built_detector.cache_info().misses) == ({id(detectors[0])}, 1)
+        built = list(pool.map(lambda _: detectors.precise_detector(), range(4)))
+    assert {id(detector) for detector in built} == {id(detectors.precise)}
+
+
+def test_calls_use_the_quick_detector_until_the_precise_one_is_loaded_in_the_background() -> None:
+    detectors = _Detectors()
+    detectors.deferred = True
+    assert (detectors.now() is detectors.quick, detectors.precise) == (True, None)
+    detectors.load_in_background()
+    while detectors.precise is None:
+        detectors.precise_detector()  # waits on the build lock the background thread holds, then finds it built
+    assert detectors.now() is detectors.precise

@@ -1,0 +1,89 @@
+"""The context reader with the shipped trigger lists: denial with list scope in both languages, history, hypotheses,
+episodes over, other people's findings; a finding worded as a denial denies nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.context import FindingContext
+from triage_models.knowledge_base import load_knowledge
+from triage_models.lexicon import tokenize
+
+
+def context_of(sentence: str, finding: str, language: str = "en") -> FindingContext:
+    """The context of the (first) words `finding` in `sentence`, as the product's reader gives it."""
+    lowered = sentence.lower()
+    start = lowered.index(finding)
+    tokens = tokenize(lowered, (language,))
+    inside = [t.index for t in tokens if t.start < start + len(finding) and start < t.end]
+    reader = load_knowledge().context
+    return reader.read(lowered, tokens, (language,)).of(inside[0], inside[-1])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "negated"),
+    [
+        ("no fever, chills, or cough", "cough", True),
+        ("denies cough, fever, chills", "chills", True),
+        ("denies chest pain and shortness of breath", "shortness of breath", True),
+        ("no wheezes, rales, or rhonchi", "rales", True),
+        ("no fever, chest pain", "chest pain", False),
+        ("he's not breathing, turning blue", "turning blue", False),
+        ("not sure what happened, he's bleeding", "bleeding", False),
+        ("it won't stop bleeding", "bleeding", False),
+        ("my breathing and throat are fine", "breathing", True),
+        ("never had chest pain like this before", "chest pain", False),
+    ],
+)
+def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
+    sentence: str, finding: str, negated: bool
+) -> None:
+    assert context_of(sentence, finding).negated is negated
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "negated"),
+    [
+        ("no tiene fiebre, tos ni vomito", "vomito", True),
+        ("niega dolor de pecho, fiebre, nausea", "nausea", True),
+        ("no respira, esta morado", "morado", False),
+        ("no se que paso, esta sangrando", "sangrando", False),
+        ("no para de sangrar", "sangrar", False),
+        ("no esta embarazada", "embarazada", True),
+    ],
+)
+def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(
+    sentence: str, finding: str, negated: bool
+) -> None:
+    assert context_of(sentence, finding, "es").negated is negated
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "language", "expected"),
+    [
+        ("he had a stroke three years ago", "stroke", "en", "historical"),
+        ("history of seizures, now chest pain", "chest pain", "en", ""),
+        ("history of seizures, now chest pain", "seizures", "en", "historical"),
+        ("what do I do if someone is choking", "choking", "en", "hypothetical"),
+        ("I want to sign up for a CPR class", "cpr", "en", "hypothetical"),
+        ("he choked on a grape but coughed it out and is talking normally", "choked", "en", "resolved"),
+        ("my father died of a heart attack", "heart attack", "en", "other_person"),
+        ("tuvo un derrame hace anos", "derrame", "es", "historical"),
+        ("que hago si alguien se ahoga", "ahoga", "es", "hypothetical"),
+        ("se atraganto pero ya lo tosio", "atraganto", "es", "resolved"),
+    ],
+)
+def test_context_tells_history_hypotheses_episodes_over_and_other_people(
+    sentence: str, finding: str, language: str, expected: str
+) -> None:
+    context = context_of(sentence, finding, language)
+    found = [name for name in ("historical", "hypothetical", "resolved", "other_person") if getattr(context, name)]
+    assert found == ([expected] if expected else [])
+
+
+def test_a_finding_worded_as_a_denial_denies_nothing_else() -> None:
+    from triage_models.protocols import read_call
+
+    kb = load_knowledge()
+    reading = read_call(kb, "he ain't waking up, he's breathing weird", ("en",), kb.context)
+    assert {hit.finding for hit in reading.hits if hit.context.present} >= {"unresponsive", "breathing_abnormal"}

@@ -1,0 +1,67 @@
+"""The term notation: any word order within a clause, denials, exact forms, guards, numbers, order."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage_models.lexicon import tokenize
+from triage_models.terms import CallIndex, TermError, compile_term, find_term
+
+
+def spans(term: str, text: str, language: str = "en") -> list[str]:
+    tokens = tokenize(text.lower(), (language,))
+    compiled = compile_term(term, language)
+    return [" ".join(t.text for t in tokens[m.first : m.last + 1]) for m in find_term(CallIndex.of(tokens), compiled)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("my throat is closing", ["throat is closing"]),
+        ("it's closing up, my throat", ["closing up , my throat"]),
+        ("after the bee sting my throat feels like it's closing", ["throat feels like it is closing"]),
+        ("my throat hurts and the door is closing", []),
+        ("the throat. closing", []),
+    ],
+)
+def test_an_unordered_term_finds_its_words_in_any_order_within_a_clause(text: str, found: list[str]) -> None:
+    assert spans("throat close", text) == found
+
+
+def test_a_spanish_term_finds_verb_forms_and_orders() -> None:
+    assert spans("garganta cerrar", "se me está cerrando la garganta", "es") == ["cerrando la garganta"]
+    assert spans("garganta cerrar", "se me cierra la garganta", "es") == ["cierra la garganta"]
+
+
+def test_neg_needs_a_denial_just_before_its_word() -> None:
+    assert spans('NEG "breathing"', "he is not really breathing") == ["not really breathing"]
+    assert spans('NEG "breathing"', "not sure what happened, he is breathing") == []
+
+
+def test_an_exact_form_does_not_match_other_forms() -> None:
+    assert spans('NEG "breathing"', "i can't breathe") == []
+
+
+def test_guards_refuse_a_match_after_or_before_their_words() -> None:
+    assert spans("!wake|woke gasp !for", "she woke up gasping") == []
+    assert spans("!wake|woke gasp !for", "he's gasping for air") == []
+    assert spans("!wake|woke gasp !for", "he collapsed and is gasping") == ["gasping"]
+
+
+def test_an_ordered_term_keeps_its_order() -> None:
+    assert spans("= stop breathe", "he stopped breathing") == ["stopped breathing"]
+    assert spans("= stop breathe", "breathing stopped") == []
+
+
+def test_num_needs_a_number_near() -> None:
+    assert spans("NUM pill", "she took thirty pills") == ["pills"]
+    assert spans("NUM pill", "she took her pills") == []
+
+
+@pytest.mark.parametrize(
+    ("term", "reason"),
+    [("NEG", "needs at least one word"), ("breathe NEG", "cannot come last"), ("a !b c", "first or last only")],
+)
+def test_an_unreadable_term_is_refused_with_the_reason(term: str, reason: str) -> None:
+    with pytest.raises(TermError, match=reason):
+        compile_term(term, "en")
