@@ -119,6 +119,8 @@ class DeterminantSpec(Examples):
     age_at_least_years: float | None = None
     age_unknown_fires: bool = False
     """With an age limit: whether the determinant fires when the call gives no age (default: it does not)."""
+    generic: bool = False
+    """A determinant of any complaint (shock, severe pain): it sets the level but never names the call's protocol."""
     if_resolved: int | Literal["kept", "none"] = "kept"
     """When the caller says the episode is over: "kept" (the same level: a TIA or a fainting spell that passed is
     still the red flag it was), a less urgent level, or "none" (shown, no floor)."""

@@ -223,7 +223,7 @@ class Triager:
             review_reason=decision.review_reason,
             language=language,
             age_years=age_in_years(vitals, fold_accents(text)),
-            complaint=reading.complaint,
+            protocol=reading.protocol,
             key_questions=key_question_states(reading),
             non_medical=decision.non_medical,
         )

@@ -9,7 +9,8 @@ The reading runs in this order:
 4. each protocol's determinants on the findings present (affirmed, about the patient now): a determinant fires when
    each of its `all_of` entries is present and none of its `none_of`, within its age limits. An episode the caller
    says is over ("coughed it out") fires it at its `if_resolved` level;
-5. the chief complaint: the protocol of the most urgent determinant, else the first complaint finding said.
+5. the protocol of the call's chief complaint: that of the most urgent determinant, else of the first complaint
+   finding said.
 Each determinant becomes `Evidence`, quoting the caller's own words of its first finding.
 """
 
@@ -49,8 +50,8 @@ class CallReading:
 
     hits: tuple[FindingHit, ...]
     evidence: tuple[Evidence, ...]
-    complaint: str | None
-    """The chief complaint's protocol id, or None when nothing in the call names one."""
+    protocol: str | None
+    """The protocol of the call's chief complaint, or None when nothing in the call names one."""
     answered: tuple[str, ...]
     """The key questions (ids) the call-taker asked and the caller answered."""
     non_medical: bool = False
@@ -219,9 +220,12 @@ def _evidence(determinant: Determinant, chosen: list[FindingHit], message: str) 
     )
 
 
-def _complaint(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[FindingHit]) -> str | None:
-    by_id = {determinant.spec.id: determinant.protocol for determinant in kb.determinants}
-    ranked = sorted((item for item in evidence if item.floor), key=lambda item: (item.esi_level, item.start))
+def _protocol(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[FindingHit]) -> str | None:
+    by_id = {d.spec.id: d.protocol for d in kb.determinants if not d.spec.generic}
+    ranked = sorted(
+        (item for item in evidence if item.floor and item.rule_id in by_id),
+        key=lambda item: (item.esi_level, item.start),
+    )
     if ranked:
         return by_id[ranked[0].rule_id]
     words = sorted((hit for hit in hits if hit.context.present and hit.source == "words"), key=lambda h: h.first)
@@ -274,20 +278,20 @@ def read_call(
     evidence.sort(key=lambda item: (item.esi_level, item.start, item.rule_id))
     answered = tuple(dict.fromkeys(answer.question for answer in answers))
     non_medical = not evidence and _non_medical(kb, hits)
-    return CallReading(tuple(hits), tuple(evidence), _complaint(kb, evidence, hits), answered, non_medical)
+    return CallReading(tuple(hits), tuple(evidence), _protocol(kb, evidence, hits), answered, non_medical)
 
 
 def key_question_states(reading: CallReading, kb: KnowledgeBase | None = None) -> tuple[KeyQuestionState, ...]:
     """The key questions of the call's chief complaint; one is answered when the caller answered it or already said
     what one of its answers affirms ("he's not breathing" answers "is he breathing normally?")."""
-    if reading.complaint is None:
+    if reading.protocol is None:
         return ()
     from triage_models.knowledge_base import load_knowledge
 
     kb = kb or load_knowledge()
     present = reading.present()
     states = []
-    for question in kb.protocols[reading.complaint].key_question:
+    for question in kb.protocols[reading.protocol].key_question:
         said = {question.yes, question.no, question.unsure} - {""}
         answered = question.id in reading.answered or bool(said & present)
         states.append(KeyQuestionState(question.id, question.en, question.es, answered))

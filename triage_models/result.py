@@ -89,7 +89,7 @@ class Resource:
 
 @dataclass(frozen=True, slots=True)
 class KeyQuestionState:
-    """One key question of the call's chief complaint, in the call-taker's two languages, and whether it is answered
+    """One key question of the call's protocol, in the call-taker's two languages, and whether it is answered
     (asked and answered in the transcript, or its answer already said by the caller)."""
 
     id: str
@@ -130,11 +130,11 @@ class TriageResult:
     """The call's language: English and Spanish are read; any other is flagged for an interpreter."""
     age_years: float | None = None
     """The patient's age as the call gives it (or roughly, from "baby", "toddler", "child"); None when unknown."""
-    complaint: str | None = None
-    """The chief complaint: the id of the protocol the call was read by (`triage protocols list`); None when the
-    call names none."""
+    protocol: str | None = None
+    """The protocol the call was read by, one per chief complaint (`triage protocols list`); None when the call
+    names no complaint."""
     key_questions: tuple[KeyQuestionState, ...] = ()
-    """The chief complaint's key questions, each with whether the call-taker asked it and the caller answered."""
+    """The protocol's key questions, each with whether the call-taker asked it and the caller answered."""
     non_medical: bool = False
     """The call names no medical problem (a ride, a noise, a pet): ESI 5, said so on the console."""
 
@@ -155,7 +155,7 @@ class TriageResult:
             "review_reason": self.review_reason,
             "language": self.language.to_json(),
             "age_years": None if self.age_years is None else round(self.age_years, 2),
-            "complaint": self.complaint,
+            "protocol": self.protocol,
             "key_questions": [question.to_json() for question in self.key_questions],
             "non_medical": self.non_medical,
         }

@@ -15,6 +15,7 @@ from triage_models.callsets import CallSetError
 from triage_models.context import ContextReader
 from triage_models.context_compare import ReaderFigures, compare_readers
 from triage_models.knowledge_base import load_knowledge
+from triage_models.negex_eval import NegexDataError, negex_figures, read_negex_set
 from triage_models.store import DataError, LabelledData, read_esi_vignettes, shared_data_dir
 
 DEVSETS = Path(__file__).resolve().parents[2] / "triage_models" / "devsets"
@@ -113,3 +114,41 @@ def context_compare(
         typer.echo(json.dumps({"readers": [figure.to_json() for figure in figures]}))
         return
     _print(figures)
+
+
+def _negex_path(path: Path | None) -> Path:
+    if path is not None:
+        return path
+    data_dir = shared_data_dir()
+    if data_dir is None:
+        raise typer.BadParameter(
+            "no shared data directory: give --negex PATH or set TRIAGE_DATA_DIR", param_hint="--negex"
+        )
+    return data_dir / "negex" / "negex_annotations.tsv"
+
+
+@triage_app.command("context-eval")
+def context_eval(
+    negex: Annotated[
+        Path | None,
+        typer.Option(help="The NegEx annotated set (default: negex/negex_annotations.tsv of the shared data)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as one JSON object.")] = False,
+) -> None:
+    """Our context reader on the NegEx annotated test set (2,376 sentences of clinical reports): negation and
+    historical precision, recall and F1, beside NegEx's and ConText's published outputs for the same sentences."""
+    try:
+        rows = read_negex_set(_negex_path(negex))
+    except NegexDataError as error:
+        raise typer.BadParameter(str(error), param_hint="--negex") from error
+    figures = negex_figures(load_knowledge().context, rows)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    table = Table(title=f"NegEx annotated set ({figures['n']} findings found in their sentences)", title_justify="left")
+    for column in ("question", "reader", "precision", "recall", "F1"):
+        table.add_column(column, justify="left" if column in ("question", "reader") else "right")
+    for question in ("negation", "historical"):
+        for reader, values in figures[question].items():
+            table.add_row(question, reader, *(_cell(values[key]) for key in ("precision", "recall", "f1")))
+    _out.print(table)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 
 from triage_models.callsets import call_set_report, outcome, read_call_set
-from triage_models.context import HAND_WRITTEN, Context
+from triage_models.context import CallContext, FindingContext
 from triage_models.context_compare import compare_readers
+from triage_models.knowledge_base import load_knowledge
+from triage_models.lexicon import Token
 from triage_models.metrics import triage_metrics
 from triage_models.pipeline import TriageModel, Triager
 from triage_models.store import LabelledData
@@ -18,16 +21,20 @@ CALLS = [
 ]
 
 
+class _Denied:
+    consumed: frozenset[int] = frozenset()
+
+    def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
+        return FindingContext(negated=True)
+
+
 class _DeniesEverything:
     """A reader that takes every finding as denied: no red flag ever fires."""
 
     name = "denies-everything"
 
-    def negated(self, text: str, masked: str, start: int, end: int, window_words: int) -> bool:
-        return True
-
-    def context(self, text: str, start: int, end: int) -> Context | None:
-        return None
+    def read(self, text: str, tokens: Sequence[Token], languages: Sequence[str]) -> CallContext:
+        return _Denied()
 
 
 def _call_set(tmp_path: Path) -> Path:
@@ -45,10 +52,11 @@ def test_each_reader_is_measured_with_its_own_reading(small_model: TriageModel, 
         ["chest pain radiating to the left arm, sweating", "needs a prescription refill"], [2, 5], None
     )
     denying = _DeniesEverything()
-    figures = compare_readers(small_model, [HAND_WRITTEN, denying], [path], vignettes)
+    ours = load_knowledge().context
+    figures = compare_readers(small_model, [ours, denying], [path], vignettes)
 
-    assert [figure.reader for figure in figures] == ["negex+context", "denies-everything"]
-    for figure, reader in zip(figures, (HAND_WRITTEN, denying), strict=True):
+    assert [figure.reader for figure in figures] == ["context", "denies-everything"]
+    for figure, reader in zip(figures, (ours, denying), strict=True):
         triager = Triager(small_model, reader=reader)
         calls = read_call_set(path)
         assert figure.call_sets == {
@@ -62,11 +70,11 @@ def test_each_reader_is_measured_with_its_own_reading(small_model: TriageModel, 
         latency = figure.to_json()["latency_ms"]
         assert latency["n"] == 4 and 0 < latency["p50"] <= latency["p99"]
     # Read by our reader, the cardiac arrest's own words set ESI 1; denied, they set nothing.
-    evidence = [Triager(small_model, reader=r).classify(CALLS[0][3]).evidence for r in (HAND_WRITTEN, denying)]
+    evidence = [Triager(small_model, reader=r).classify(CALLS[0][3]).evidence for r in (ours, denying)]
     assert [sorted(hit.rule_id for hit in hits) for hits in evidence] == [["A-NO-PULSE", "A-NOT-BREATHING"], []]
 
 
 def test_without_vignettes_only_the_calls_are_timed(small_model: TriageModel, tmp_path: Path) -> None:
-    (figure,) = compare_readers(small_model, [HAND_WRITTEN], [_call_set(tmp_path)], None)
+    (figure,) = compare_readers(small_model, [load_knowledge().context], [_call_set(tmp_path)], None)
     assert figure.vignettes is None
     assert figure.to_json()["latency_ms"]["n"] == len(CALLS)

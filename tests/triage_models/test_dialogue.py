@@ -1,0 +1,50 @@
+"""Both sides of a live call: the call-taker's questions are not findings; a key question makes the answer one."""
+
+from __future__ import annotations
+
+from triage_models.dialogue import turns
+from triage_models.knowledge_base import load_knowledge
+from triage_models.protocols import read_call
+
+
+def present(text: str, language: str = "en") -> set[str]:
+    kb = load_knowledge()
+    return read_call(kb, text, (language,), kb.context).present()
+
+
+def test_turns_split_a_labelled_transcript_by_speaker() -> None:
+    text = "CT: 911, what is the address of the emergency?\nC: 12 Elm Street, my dad collapsed"
+    assert [(turn.speaker, text[turn.start : turn.end].strip()) for turn in turns(text)] == [
+        ("call_taker", "911, what is the address of the emergency?"),
+        ("caller", "12 Elm Street, my dad collapsed"),
+    ]
+
+
+def test_a_text_without_a_call_taker_is_no_dialogue() -> None:
+    assert turns("Caller: my dad collapsed") == []
+
+
+def test_the_call_takers_words_are_not_findings() -> None:
+    assert "respiratory_distress" not in present("CT: is he having trouble breathing?\nC: I don't think so")
+
+
+def test_an_answer_to_a_key_question_is_a_finding() -> None:
+    call = "CT: is he awake?\nC: no\nCT: is he breathing normally?\nC: no, kind of snoring"
+    assert {"unresponsive", "breathing_abnormal"} <= present(call)
+
+
+def test_i_dont_know_to_the_breathing_question_is_breathing_not_known() -> None:
+    assert "breathing_unknown" in present("CT: is she breathing normally?\nC: I don't know, I can't tell")
+
+
+def test_a_spanish_answer_to_a_key_question_is_a_finding() -> None:
+    call = "CT: ¿está despierto?\nC: no\nCT: ¿respira normalmente?\nC: no sé"
+    assert {"unresponsive", "breathing_unknown"} <= present(call, "es")
+
+
+def test_the_answers_fire_the_arrest_determinant() -> None:
+    kb = load_knowledge()
+    call = "C: my husband just fell over\nCT: is he awake?\nC: no\nCT: is he breathing normally?\nC: no"
+    reading = read_call(kb, call, ("en",), kb.context)
+    assert [item.rule_id for item in reading.evidence] == ["A-NOT-BREATHING-NORMALLY"]
+    assert reading.answered == ("awake", "breathing_normally")

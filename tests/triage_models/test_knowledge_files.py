@@ -1,0 +1,67 @@
+"""The knowledge files: the shipped ones hold together and every example does what it says; broken files are refused
+with every problem named by file and field."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from triage_models.knowledge_base import compile_knowledge, load_knowledge
+from triage_models.knowledge_files import KNOWLEDGE_DIR, NOT_REVIEWED, KnowledgeError, read_knowledge_files
+from triage_models.validation import validate
+
+
+def test_every_example_of_the_shipped_knowledge_fires_or_not_as_its_file_says() -> None:
+    report = validate(load_knowledge())
+    assert [str(failure) for failure in report.failures] == []
+    assert list(report.missing) == []
+    assert report.examples > 0
+
+
+def test_every_protocol_names_its_basis_and_says_it_awaits_review() -> None:
+    for protocol in load_knowledge().protocols.values():
+        assert protocol.basis.strip()
+        assert protocol.review_status == NOT_REVIEWED
+
+
+def copy_knowledge(tmp_path: Path) -> Path:
+    directory = tmp_path / "knowledge"
+    shutil.copytree(KNOWLEDGE_DIR, directory)
+    return directory
+
+
+def test_a_determinant_naming_an_unknown_finding_is_refused(tmp_path: Path) -> None:
+    directory = copy_knowledge(tmp_path)
+    path = directory / "protocols" / "cardiac-arrest.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('all_of = ["pulse_absent"]', 'all_of = ["pulse_gone"]'))
+    with pytest.raises(KnowledgeError) as refused:
+        compile_knowledge(read_knowledge_files(directory))
+    assert refused.value.problems == (
+        "protocols/cardiac-arrest.toml: determinant A-NO-PULSE names unknown finding 'pulse_gone'",
+    )
+
+
+def test_a_bad_field_and_an_unreadable_term_are_named(tmp_path: Path) -> None:
+    directory = copy_knowledge(tmp_path)
+    path = directory / "protocols" / "cardiac-arrest.toml"
+    text = path.read_text(encoding="utf-8").replace('"pulseless",', '"pulseless", "NEG",', 1)
+    path.write_text(
+        text.replace(
+            'level = 1\ndecision_point = "A"\ndescription = "No pulse',
+            'level = 7\ndecision_point = "A"\ndescription = "No pulse',
+            1,
+        )
+    )
+    with pytest.raises(KnowledgeError) as refused:
+        compile_knowledge(read_knowledge_files(directory))
+    assert refused.value.problems == (
+        "cardiac-arrest.toml: determinant.2.level: Input should be less than or equal to 5",
+    )
+    path.write_text(text)
+    with pytest.raises(KnowledgeError) as refused:
+        compile_knowledge(read_knowledge_files(directory))
+    assert refused.value.problems == (
+        "protocols/cardiac-arrest.toml: finding pulse_absent: 'NEG': a term needs at least one word",
+    )
