@@ -203,6 +203,42 @@ class ContextFile(Reviewed):
     group: tuple[TriggerGroup, ...] = Field(min_length=1)
 
 
+class CbdCoverage(BaseModel):
+    """A chief complaint of Criteria Based Dispatch and the protocols that cover it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    complaint: str = Field(min_length=1)
+    protocols: tuple[str, ...] = Field(min_length=1)
+
+
+class HighRiskCoverage(BaseModel):
+    """A high-risk situation of the ESI handbook and the determinants that cover it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    situation: str = Field(min_length=1)
+    determinants: tuple[str, ...] = Field(min_length=1)
+
+
+class CoverageFile(Reviewed):
+    """`coverage.toml`: what the protocols cover, for the report in docs/triage.md."""
+
+    cbd: tuple[CbdCoverage, ...] = Field(min_length=1)
+    high_risk: tuple[HighRiskCoverage, ...] = ()
+
+
+def read_coverage(directory: Path = KNOWLEDGE_DIR) -> CoverageFile:
+    """The coverage file; `KnowledgeError` names what is wrong in it."""
+    path = directory / "coverage.toml"
+    try:
+        return CoverageFile.model_validate(_read(path))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise KnowledgeError([f"{path.name}: {error}"]) from None
+    except ValidationError as error:
+        raise KnowledgeError(_problems(path, error)) from None
+
+
 class KnowledgeIndex(BaseModel):
     """`knowledge.toml`: the version of the whole knowledge."""
 

@@ -136,6 +136,20 @@ def _real_words() -> frozenset[str]:
     return frozenset(words)
 
 
+@functools.cache
+def red_flag_words(language: str) -> frozenset[str]:
+    """The words whose misspellings are mended in one language: `RED_FLAG_WORDS` and every word of the triage
+    knowledge's terms in that language (five letters or more), so a synonym a reviewer adds is mended too."""
+    from triage_models.knowledge_base import load_knowledge
+
+    words = set(RED_FLAG_WORDS[language])
+    for finding in load_knowledge().findings.values():
+        for term in finding.terms.get(language, ()):
+            for slot in term.words:
+                words.update(word.strip('"') for word in slot.written.split("|") if len(word.strip('"')) >= 5)
+    return frozenset(fold_accents(word) for word in words if word.isalpha())
+
+
 def is_real_word(word: str) -> bool:
     """True for a word in common English or Spanish use (never corrected into a red-flag word)."""
     return word in _real_words()
@@ -157,7 +171,7 @@ def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | 
     (mishearings keep it), at most one edit away (two from eight letters on; a transposition is one edit), and not
     an inflection of the red-flag word ("convulsiona" stays: it starts with "convulsion").
     """
-    vocabulary = frozenset().union(*(RED_FLAG_WORDS[language] for language in languages))
+    vocabulary = frozenset().union(*(red_flag_words(language) for language in languages))
     if len(word) < 5 or word in vocabulary or not word.isalpha() or is_real_word(word):
         return None
     limit = 2 if len(word) >= 8 else 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from triage_models.context import ContextReader
 from triage_models.knowledge_base import KnowledgeBase
-from triage_models.knowledge_files import Examples
+from triage_models.knowledge_files import CoverageFile, Examples
 from triage_models.protocols import read_call
 
 
@@ -88,3 +88,23 @@ def validate(kb: KnowledgeBase, reader: ContextReader | None = None) -> Validati
         total += count
         failures.extend(failed)
     return ValidationReport(total, tuple(failures), tuple(_missing(kb)))
+
+
+def coverage_problems(kb: KnowledgeBase, coverage: CoverageFile) -> list[str]:
+    """Coverage entries naming a protocol or a determinant the knowledge does not have, and protocols no chief
+    complaint names."""
+    problems = []
+    named: set[str] = set()
+    for item in coverage.cbd:
+        for name in item.protocols:
+            named.add(name)
+            if name not in kb.protocols:
+                problems.append(f"coverage.toml: {item.complaint!r} names unknown protocol {name!r}")
+    known = set(kb.determinant_ids)
+    for risk in coverage.high_risk:
+        for name in risk.determinants:
+            if name not in known:
+                problems.append(f"coverage.toml: {risk.situation!r} names unknown determinant {name!r}")
+    for name in sorted(set(kb.protocols) - named):
+        problems.append(f"coverage.toml: protocol {name!r} covers no chief complaint listed")
+    return problems

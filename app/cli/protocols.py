@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from triage_models.knowledge_base import KnowledgeBase, load_knowledge
-from triage_models.knowledge_files import KNOWLEDGE_DIR, KnowledgeError
-from triage_models.validation import validate
+from triage_models.knowledge_files import KNOWLEDGE_DIR, KnowledgeError, read_coverage
+from triage_models.validation import coverage_problems, validate
 
 protocols_app = typer.Typer(
     help="Triage protocols (one per chief complaint): list them, show one, validate every example.",
@@ -93,4 +93,31 @@ def protocols_validate(
         f"{report.examples} examples run, {len(report.failures)} failed, {len(report.missing)} missing"
     )
     if not report.ok:
+        raise typer.Exit(1)
+
+
+@protocols_app.command("coverage")
+def protocols_coverage(directory: Annotated[Path | None, _DIRECTORY] = None) -> None:
+    """Every chief complaint of Criteria Based Dispatch and every high-risk situation of the ESI handbook, with the
+    protocols and determinants that cover them (`knowledge/coverage.toml`), as a Markdown table; exit 1 when one
+    names a protocol or determinant that does not exist."""
+    kb = _knowledge(directory)
+    try:
+        coverage = read_coverage(directory or KNOWLEDGE_DIR)
+    except KnowledgeError as error:
+        for problem in error.problems:
+            typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(1) from None
+    problems = coverage_problems(kb, coverage)
+    typer.echo("| Criteria Based Dispatch chief complaint | protocols |\n|---|---|")
+    for item in coverage.cbd:
+        typer.echo(f"| {item.complaint} | {', '.join(f'`{name}`' for name in item.protocols)} |")
+    typer.echo("\n| ESI high-risk situation | determinants (protocol) |\n|---|---|")
+    owner = {determinant.spec.id: determinant.protocol for determinant in kb.determinants}
+    for risk in coverage.high_risk:
+        names = ", ".join(f"`{name}` ({owner.get(name, '?')})" for name in risk.determinants)
+        typer.echo(f"| {risk.situation} | {names} |")
+    for problem in problems:
+        typer.echo(f"error: {problem}", err=True)
+    if problems:
         raise typer.Exit(1)
