@@ -107,8 +107,6 @@ class _Scope:
 class CallContext(Protocol):
     """One call's triggers, asked about each finding."""
 
-    consumed: frozenset[int]
-
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         """The context of the finding on tokens first..last (its own denial words excluded)."""
         ...
@@ -218,14 +216,12 @@ class TriggerScopes:
     """A call's trigger scopes, computed once and asked about each finding."""
 
     scopes: list[_Scope]
-    consumed: frozenset[int] = frozenset()
-    """Denial words that belong to findings worded as denials: they deny nothing else."""
 
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         found: dict[str, list[str]] = {}
         for scope in self.scopes:
-            if any(scope.start <= i <= scope.end for i in own_negations | self.consumed):
-                continue  # a denial that is part of a finding ("not breathing") denies nothing else
+            if any(scope.start <= i <= scope.end for i in own_negations):
+                continue  # the finding's own denial ("not breathing") does not deny it
             if first <= scope.start and scope.end <= last:
                 continue  # a trigger among the finding's own words
             if scope.low <= first <= scope.high or scope.low <= last <= scope.high:

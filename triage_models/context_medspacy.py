@@ -15,8 +15,8 @@ ours:
   clinical-note rules read as someone else's finding: the comparison reports both readings;
 - POSSIBLE_EXISTENCE ("worried about", "might be"): about now (a possible red flag is still one in triage).
 medspaCy ships no Spanish ConText rules (its resources/es/context_rules.json is empty): Spanish calls are read with
-the English ones, whose "no" is Spanish too. Denial words that belong to a finding ("not breathing") are blanked
-before medspaCy reads the call, as our reader ignores them.
+the English ones, whose "no" is Spanish too. A finding's own denial ("not breathing") is not asked of medspaCy: the
+finding is the words after it.
 
 An optional extra (`pip install -e '.[context-compare]'`, then `make context-compare`): the product never imports it.
 """
@@ -61,16 +61,11 @@ class MedspacyCall:
     text: str
     tokens: Sequence[Token]
     family_is_other: bool
-    consumed: frozenset[int] = frozenset()
     _parsed: tuple[Any, tuple[Any, ...]] | None = field(default=None)
 
     def _parse(self) -> tuple[Any, tuple[Any, ...]]:
         if self._parsed is None:
-            chars = list(self.text)
-            for index in self.consumed:
-                token = self.tokens[index]
-                chars[token.start : token.end] = "x" * (token.end - token.start)
-            doc = self.nlp("".join(chars))
+            doc = self.nlp(self.text)
             self._parsed = (doc, tuple(doc._.context_graph.modifiers))
         return self._parsed
 
@@ -83,6 +78,8 @@ class MedspacyCall:
         return {modifier.category.upper() for modifier in modifiers if modifier.modifies(target)}
 
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
+        if own_negations:
+            first = max(own_negations) + 1
         found = self.categories(self.tokens[first].start, self.tokens[last].end)
         return FindingContext(
             negated="NEGATED_EXISTENCE" in found,

@@ -46,6 +46,11 @@ UNSURE = (
     ("i", "have", "no", "idea"),
     ("dunno",),
 )
+WH_WORDS = frozenset(
+    {"where", "how", "what", "when", "which", "who", "whose", "why"}
+    | {"donde", "como", "que", "cuando", "cual", "cuales", "quien", "cuanto", "cuanta", "cuantos", "cuantas", "adonde"}
+)
+"""A question opening so takes its finding for granted ("where was he stabbed?")."""
 _QUESTION_OPENERS = frozenset(
     {"is", "are", "was", "were", "does", "do", "did", "can", "could", "has", "have", "will", "any"}
     | {"esta", "estan", "respira", "tiene", "puede", "hay", "sabe", "se", "le", "ha", "es"}
@@ -120,34 +125,70 @@ def _answer_kind(words: Sequence[Token]) -> tuple[str, int, int] | None:
     return None
 
 
-def key_question_answers(
-    kb: KnowledgeBase, tokens: Sequence[Token], dialogue: Sequence[Turn], languages: tuple[str, ...]
-) -> list[Answer]:
-    """The findings the caller's answers to recognised key questions affirm, in call order."""
-    index = CallIndex.of(tokens)
-    answers: list[Answer] = []
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A question of the call-taker and how the caller's next turn answers it."""
+
+    question: Turn
+    kind: str
+    """"yes", "no", "unsure", or "content" (the caller answered with something else: "in the chest")."""
+    first: int
+    last: int
+    """The answer's tokens (for "content": the reply's first word)."""
+    presupposes: bool
+    """A question that takes its finding for granted ("where was he shot?", "how many pills did she take?"): a
+    content answer confirms it."""
+
+
+def question_replies(tokens: Sequence[Token], dialogue: Sequence[Turn]) -> list[Reply]:
+    """Each question of the call-taker that the caller's next turn answers, in call order."""
+    replies = []
     for position, turn in enumerate(dialogue[:-1]):
         reply = dialogue[position + 1]
         if turn.speaker != "call_taker" or reply.speaker != "caller":
             continue
-        asked = _tokens_in(tokens, turn)
-        if not asked or not _is_question(asked):
+        asked, answered = _tokens_in(tokens, turn), _tokens_in(tokens, reply)
+        if not asked or not answered or not _is_question(asked):
             continue
-        kind = _answer_kind(_tokens_in(tokens, reply))
-        if kind is None:
+        kind = _answer_kind(answered)
+        words = [token for token in asked if token.is_word]
+        presupposes = bool(words) and words[0].text in WH_WORDS
+        if kind is not None:
+            replies.append(Reply(turn, kind[0], kind[1], kind[2], presupposes))
+        else:
+            first_word = next((token for token in answered if token.is_word), answered[0])
+            replies.append(Reply(turn, "content", first_word.index, first_word.index, presupposes))
+    return replies
+
+
+def key_question_answers(
+    kb: KnowledgeBase, tokens: Sequence[Token], replies: Sequence[Reply], languages: tuple[str, ...]
+) -> list[Answer]:
+    """The findings the caller's yes, no or "I don't know" to recognised key questions affirm, in call order. Where
+    several key questions are recognised in one question, the most specific (the longest recognising term) counts:
+    "is he breathing normally?" is not "is he breathing?"."""
+    index = CallIndex.of(tokens)
+    answers: list[Answer] = []
+    for reply in replies:
+        if reply.kind == "content":
             continue
-        answer, first, last = kind
-        for question in kb.key_questions:
-            finding = {"yes": question.spec.yes, "no": question.spec.no, "unsure": question.spec.unsure}[answer]
-            if finding and _asks(index, question.asked, languages, turn):
-                answers.append(Answer(question.spec.id, finding, first, last))
+        asked = [
+            (question, _asked_size(index, question.asked, languages, reply.question)) for question in kb.key_questions
+        ]
+        best = max((size for _, size in asked), default=0)
+        for question, size in asked:
+            finding = {"yes": question.spec.yes, "no": question.spec.no, "unsure": question.spec.unsure}[reply.kind]
+            if finding and size and size == best:
+                answers.append(Answer(question.spec.id, finding, reply.first, reply.last))
     return answers
 
 
-def _asks(index: CallIndex, asked: Mapping[str, tuple[Term, ...]], languages: tuple[str, ...], turn: Turn) -> bool:
+def _asked_size(index: CallIndex, asked: Mapping[str, tuple[Term, ...]], languages: tuple[str, ...], turn: Turn) -> int:
+    """The number of words of the longest recognising term found in the call-taker's turn (0: not asked)."""
+    size = 0
     for language in languages:
         for term in asked.get(language, ()):
             for match in find_term(index, term):
                 if turn.start <= index.tokens[match.first].start < turn.end:
-                    return True
-    return False
+                    size = max(size, len(term.slots))
+    return size

@@ -94,7 +94,7 @@ class KnowledgeBase:
                     first = term.words[0]
                     if first.prefixes:
                         unanchored.append((finding.id, term))
-                    for key in first.keys:
+                    for key in first.keys | first.forms:
                         anchored[key].append((finding.id, term))
             self._anchored[language] = dict(anchored)
             self._unanchored[language] = unanchored

@@ -17,10 +17,10 @@ Each determinant becomes `Evidence`, quoting the caller's own words of its first
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from triage_models.context import ContextReader, FindingContext
-from triage_models.dialogue import Turn, caller_spans, key_question_answers, turns
+from triage_models.dialogue import Reply, Turn, caller_spans, key_question_answers, question_replies, turns
 from triage_models.knowledge_base import AGE_FINDINGS, Determinant, KnowledgeBase
 from triage_models.lexicon import Token, tokenize
 from triage_models.result import DecisionPoint, Evidence, KeyQuestionState
@@ -72,17 +72,12 @@ def accented(message: str, reading: ReadableText) -> str:
     return "".join(out)
 
 
-def _in_caller_words(token: Token, spans: Sequence[tuple[int, int]] | None) -> bool:
-    return spans is None or any(start <= token.start < end for start, end in spans)
-
-
 def _word_hits(
     kb: KnowledgeBase,
     tokens: list[Token],
     reading: ReadableText,
     languages: tuple[str, ...],
     reader: ContextReader,
-    spans: Sequence[tuple[int, int]] | None,
 ) -> list[FindingHit]:
     index = CallIndex.of(tokens)
     context = reader.read(reading.text, tokens, languages)
@@ -90,11 +85,10 @@ def _word_hits(
     seen: set[tuple[str, int, int]] = set()
     for finding_id, term in kb.candidate_terms(index, languages):
         for match in find_term(index, term):
-            if (finding_id, match.first, match.last) in seen or not _in_caller_words(tokens[match.first], spans):
+            if (finding_id, match.first, match.last) in seen:
                 continue
             seen.add((finding_id, match.first, match.last))
             matches.append((finding_id, match))
-    context.consumed = frozenset(i for _, match in matches for i in match.own_negations)
     hits: list[FindingHit] = []
     for finding_id, match in matches:
         start, end = reading.span(tokens[match.first].start, tokens[match.last].end)
@@ -140,6 +134,26 @@ def _longest_in_group(kb: KnowledgeBase, hits: list[FindingHit]) -> list[Finding
         )
         if not beaten:
             kept.append(hit)
+    return kept
+
+
+def _said_by_the_caller(
+    hits: list[FindingHit], tokens: list[Token], dialogue: Sequence[Turn], replies: Sequence[Reply]
+) -> list[FindingHit]:
+    """The caller's findings, and those of the call-taker's questions the caller confirmed: by a yes ("was he shot?"
+    "yes"), or by answering a question that takes them for granted ("where was he shot?" "in the chest"). Nothing
+    else the call-taker says is a finding."""
+    spans = caller_spans(dialogue, tokens[-1].end + 1 if tokens else 0)
+    confirmed = [
+        reply.question for reply in replies if reply.kind == "yes" or (reply.kind == "content" and reply.presupposes)
+    ]
+    kept = []
+    for hit in hits:
+        start = tokens[hit.first].start
+        if any(low <= start < high for low, high in spans):
+            kept.append(hit)
+        elif any(turn.start <= start < turn.end for turn in confirmed):
+            kept.append(replace(hit, source="answer"))
     return kept
 
 
@@ -259,9 +273,11 @@ def read_call(
     reading = readable(message, languages)
     tokens = tokenize(reading.text, languages, accented(message, reading))
     dialogue: list[Turn] = turns(reading.text)
-    spans = caller_spans(dialogue, len(reading.text)) if dialogue else None
-    hits = _word_hits(kb, tokens, reading, languages, reader, spans)
-    answers = key_question_answers(kb, tokens, dialogue, languages) if dialogue else []
+    hits = _word_hits(kb, tokens, reading, languages, reader)
+    replies = question_replies(tokens, dialogue) if dialogue else []
+    if dialogue:
+        hits = _said_by_the_caller(hits, tokens, dialogue, replies)
+    answers = key_question_answers(kb, tokens, replies, languages)
     for answer in answers:
         start, end = reading.span(tokens[answer.first].start, tokens[answer.last].end)
         hits.append(

@@ -17,14 +17,15 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 
 `NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
 Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break or a
-conjunction ("my throat hurts and the door is closing" is no airway closing).
+conjunction ("my throat hurts and the door is closing" is no airway closing), nor holds a denial it does not write
+as `NEG` ("he was not shot" is no "= was shot").
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from triage_models.lexicon import CONJUNCTIONS, Token, word_keys
@@ -57,6 +58,8 @@ class Slot:
     written: str
     keys: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
+    forms: frozenset[str] = frozenset()
+    """Exact forms (`"breathing"`): matched by the call's word itself, never its lemma or stem."""
     kind: str = "word"
     """"word", "neg" (a denial) or "num" (a number)."""
 
@@ -65,7 +68,11 @@ class Slot:
             return token.is_negation
         if self.kind == "num":
             return token.text.isdigit() or token.text in NUMBER_WORDS
-        return not self.keys.isdisjoint(token.keys) or any(token.text.startswith(p) for p in self.prefixes)
+        return (
+            not self.keys.isdisjoint(token.keys)
+            or token.text in self.forms
+            or any(token.text.startswith(p) for p in self.prefixes)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,7 @@ def _slot(written: str, language: str) -> Slot:
     if written == "NUM":
         return Slot(written, kind="num")
     keys: set[str] = set()
+    forms: set[str] = set()
     prefixes: list[str] = []
     for alternative in written.split("|"):
         word = alternative.strip().lower()
@@ -113,10 +121,10 @@ def _slot(written: str, language: str) -> Slot:
         if word.endswith("*"):
             prefixes.append(fold_accents(word[:-1]))
         elif exact:
-            keys.add(fold_accents(word))
+            forms.add(fold_accents(word))
         else:
             keys |= _headword_keys(word, language)
-    return Slot(written, frozenset(keys), tuple(prefixes))
+    return Slot(written, frozenset(keys), tuple(prefixes), frozenset(forms))
 
 
 def _headword_keys(word: str, language: str) -> frozenset[str]:
@@ -176,8 +184,8 @@ class CallIndex:
         if slot.kind != "word":
             return [token.index for token in self.tokens if slot.matches(token)]
         found: set[int] = set()
-        for key in slot.keys:
-            found.update(self.by_key.get(key, ()))
+        for key in slot.keys | slot.forms:
+            found.update(p for p in self.by_key.get(key, ()) if key in slot.keys or self.tokens[p].text == key)
         if slot.prefixes:
             found.update(token.index for token in self.tokens if token.is_word and slot.matches(token))
         return sorted(found)
@@ -198,10 +206,11 @@ def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
 
 
 def _negation_before(index: CallIndex, position: int) -> int | None:
-    """The nearest denial word at most `NEG_REACH` tokens before `position`, in its sentence."""
+    """The nearest denial word at most `NEG_REACH` tokens before `position`, in its clause ("no responde y respira"
+    denies the answering, not the breathing)."""
     for offset in range(1, NEG_REACH + 1):
         at = position - offset
-        if at < 0 or index.sentence[at] != index.sentence[position]:
+        if at < 0 or index.segment[at] != index.segment[position]:
             return None
         if index.tokens[at].is_negation:
             return at
@@ -285,11 +294,8 @@ def find_term(index: CallIndex, term: Term) -> list[TermMatch]:
         if spanned is None or not _guard_clear(index, (spanned[0], spanned[1]), term):
             continue
         first, last, negations = spanned
+        negations |= frozenset(p for p in placed if index.tokens[p].is_negation)  # a denial written as a word
+        if any(index.tokens[i].is_negation for i in range(first, last + 1) if i not in negations):
+            continue  # a denial among the term's words that is not its own `NEG`: "was not shot" is no "was shot"
         matches.setdefault((first, last), TermMatch(term, first, last, negations))
     return sorted(matches.values(), key=lambda m: (m.first, m.last))
-
-
-def anchor_keys(term: Term) -> Iterable[str]:
-    """The keys of a term's first word slot: a call without any of them cannot match it (prefix slots excepted)."""
-    first = term.words[0]
-    return first.keys

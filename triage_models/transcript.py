@@ -16,6 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+import simplemma
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -174,6 +175,8 @@ def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | 
     vocabulary = frozenset().union(*(red_flag_words(language) for language in languages))
     if len(word) < 5 or word in vocabulary or not word.isalpha() or is_real_word(word):
         return None
+    if any(simplemma.is_known(word, lang=language) for language in languages):
+        return None  # a form the dictionary knows ("derrape": skidded) is no misspelling of a red-flag word
     limit = 2 if len(word) >= 8 else 1
     candidates = [candidate for candidate in vocabulary if candidate[0] == word[0] and not _inflects(word, candidate)]
     found = process.extractOne(word, candidates, scorer=OSA.distance, score_cutoff=limit)

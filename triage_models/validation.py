@@ -2,7 +2,8 @@
 
 A finding's `fire_*` examples must find it (affirmed, about the patient now) and its `not_*` examples must not; a
 determinant's `fire_*` examples must fire it and its `not_*` examples must not. Each example is read in the language
-it is filed under. A protocol needs examples in both languages, for and against, for each determinant.
+it is filed under, with the age it states. A protocol needs examples in both languages, for and against, for each
+determinant.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from triage_models.context import ContextReader
 from triage_models.knowledge_base import KnowledgeBase
 from triage_models.knowledge_files import CoverageFile, Examples
 from triage_models.protocols import read_call
+from triage_models.vitals import extract_vitals
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,8 @@ def _check(
     count = 0
     for language, must_fire, text in examples.by_language():
         count += 1
-        reading = read_call(kb, text, (language,), reader)
+        stated = extract_vitals(text).age_years
+        reading = read_call(kb, text, (language,), reader, None if stated is None else stated.value)
         if determinant:
             found = tuple(item.rule_id for item in reading.evidence if item.floor or item.esi_level >= 4)
         else:

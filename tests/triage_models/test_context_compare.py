@@ -22,8 +22,6 @@ CALLS = [
 
 
 class _Denied:
-    consumed: frozenset[int] = frozenset()
-
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         return FindingContext(negated=True)
 
