@@ -28,11 +28,28 @@ CALL_TAKER_LABELS = frozenset(
 )
 ANSWER_REACH = 6
 """The answer is read in the first words of the caller's turn."""
-YES = frozenset({"yes", "yeah", "yep", "yup", "uh-huh", "correct", "affirmative", "si", "claro", "sip", "aja"})
+YES = frozenset(
+    {"yes", "yeah", "yep", "yup", "huh", "mhm", "correct", "affirmative", "some", "little", "kinda", "si", "claro"}
+    | {"sip", "aja", "poco", "poquito", "algo", "simon", "aha"}
+)
+"""A yes, or a yes to a degree ("some", "a little", "un poco")."""
+RELAYED = (
+    ("he", "says"),
+    ("she", "says"),
+    ("he", "said"),
+    ("she", "said"),
+    ("they", "say"),
+    ("he", "is", "saying"),
+    ("she", "is", "saying"),
+    ("dice", "que"),
+    ("dice",),
+    ("dijo", "que"),
+    ("dijo",),
+)
+"""An interpreter's or a bystander's relay before the answer: "he says no", "dice que sí"."""
 NO = frozenset({"no", "nope", "nah", "negative", "not", "never", "nunca", "nel"})
 UNSURE = (
-    ("i", "do", "not", "know"),
-    ("do", "not", "know"),
+    ("not", "know"),
     ("not", "sure"),
     ("no", "idea"),
     ("can", "not", "tell"),
@@ -111,13 +128,21 @@ def _is_question(words: Sequence[Token]) -> bool:
 
 
 def _answer_kind(words: Sequence[Token]) -> tuple[str, int, int] | None:
-    """ "yes", "no" or "unsure", with the answer's first and last token, from the opening words of a turn."""
-    opening = [token for token in words[:ANSWER_REACH] if token.is_word]
+    """ "yes", "no" or "unsure", with the answer's first and last token, from the opening words of a turn (past a
+    relayed "he says", "dice que")."""
+    opening = [token for token in words[: ANSWER_REACH + 2] if token.is_word]
     texts = tuple(token.text for token in opening)
+    for prefix in RELAYED:
+        if texts[: len(prefix)] == prefix:
+            opening, texts = opening[len(prefix) :], texts[len(prefix) :]
+            break
+    opening, texts = opening[:ANSWER_REACH], texts[:ANSWER_REACH]
     for phrase in UNSURE:
         for at in range(len(texts) - len(phrase) + 1):
             if texts[at : at + len(phrase)] == phrase:
                 return "unsure", opening[at].index, opening[at + len(phrase) - 1].index
+    if texts[:1] == ("a",) and texts[1:2] in (("little",), ("bit",)):
+        return "yes", opening[0].index, opening[1].index
     if texts and texts[0] in YES:
         return "yes", opening[0].index, opening[0].index
     if texts and texts[0] in NO:

@@ -104,7 +104,7 @@ class KnowledgeBase:
         for language in languages:
             seen: set[int] = set()
             anchored = self._anchored[language]
-            for key in index.by_key:
+            for key in sorted(index.by_key):
                 for finding_id, term in anchored.get(key, ()):
                     if id(term) not in seen:
                         seen.add(id(term))
@@ -153,7 +153,8 @@ def _check_references(files: KnowledgeFiles, known: set[str], problems: list[str
             if determinant.id in seen:
                 problems.append(f"{where}: determinant {determinant.id} is also in {seen[determinant.id]}")
             seen[determinant.id] = where
-            for name in {n for group in determinant.required for n in group} | set(determinant.excluded):
+            named = {n for group in determinant.required for n in group}
+            for name in named | set(determinant.excluded) | set(determinant.excluded_anywhere):
                 if name not in known:
                     problems.append(f"{where}: determinant {determinant.id} names unknown finding {name!r}")
         for question in protocol.key_question:

@@ -90,6 +90,9 @@ class FindingSpec(Examples):
     group: str = ""
     """Findings of one group compete where their terms overlap: the longer term wins ("not breathing normally" is
     abnormal breathing, not absent breathing)."""
+    history_counts: bool = False
+    """A risk factor, present whether the caller says it is past or now ("a stent two years ago", "diabetic for
+    years"): its history is not discounted (a denial, a hypothesis or someone else's still are)."""
     en: tuple[str, ...] = ()
     es: tuple[str, ...] = ()
 
@@ -114,7 +117,11 @@ class DeterminantSpec(Examples):
     all_of: tuple[str, ...] = Field(min_length=1)
     """Each entry must be present; an entry "a|b" is present when either is."""
     none_of: tuple[str, ...] = ()
-    """None of these may be present (current and affirmed)."""
+    """None of these may be present (current and affirmed, an episode over included) with or after the
+    determinant's findings: "he was talking, then collapsed and is gasping" is an arrest; "he collapsed, gasping,
+    but he's awake now" is not."""
+    none_of_anywhere: tuple[str, ...] = ()
+    """None of these may be present anywhere in the call ("Bell's palsy" said before the face droop)."""
     age_below_years: float | None = None
     age_at_least_years: float | None = None
     age_unknown_fires: bool = False
@@ -132,6 +139,10 @@ class DeterminantSpec(Examples):
     @property
     def excluded(self) -> tuple[str, ...]:
         return tuple(name for entry in self.none_of for name in _alternatives(entry))
+
+    @property
+    def excluded_anywhere(self) -> tuple[str, ...]:
+        return tuple(name for entry in self.none_of_anywhere for name in _alternatives(entry))
 
     @model_validator(mode="after")
     def _consistent(self) -> DeterminantSpec:

@@ -7,7 +7,8 @@ The reading runs in this order:
    hypothetical, someone else's, or an episode over; overlapping terms of one group leave the longest;
 3. the answers the caller gave to the call-taker's key questions, and the patient's stated age, as findings too;
 4. each protocol's determinants on the findings present (affirmed, about the patient now): a determinant fires when
-   each of its `all_of` entries is present and none of its `none_of`, within its age limits. An episode the caller
+   each of its `all_of` entries is present, none of its `none_of` is said with or after them, none of its
+   `none_of_anywhere` is said at all, within its age limits. An episode the caller
    says is over ("coughed it out") fires it at its `if_resolved` level;
 5. the protocol of the call's chief complaint: that of the most urgent determinant, else of the first complaint
    finding said.
@@ -24,7 +25,7 @@ from triage_models.dialogue import Reply, Turn, caller_spans, key_question_answe
 from triage_models.knowledge_base import AGE_FINDINGS, Determinant, KnowledgeBase
 from triage_models.lexicon import Token, tokenize
 from triage_models.result import DecisionPoint, Evidence, KeyQuestionState
-from triage_models.terms import CallIndex, find_term
+from triage_models.terms import CallIndex, TermMatch, find_term
 from triage_models.transcript import ReadableText, fold_accents, readable
 
 
@@ -81,18 +82,20 @@ def _word_hits(
 ) -> list[FindingHit]:
     index = CallIndex.of(tokens)
     context = reader.read(reading.text, tokens, languages)
-    matches = []
-    seen: set[tuple[str, int, int]] = set()
+    # One match per finding and place: the term of most words (then the first written), whatever order the terms
+    # were tried in.
+    best: dict[tuple[str, int, int], TermMatch] = {}
     for finding_id, term in kb.candidate_terms(index, languages):
         for match in find_term(index, term):
-            if (finding_id, match.first, match.last) in seen:
-                continue
-            seen.add((finding_id, match.first, match.last))
-            matches.append((finding_id, match))
+            place = (finding_id, match.first, match.last)
+            if place not in best or len(match.term.slots) > len(best[place].term.slots):
+                best[place] = match
     hits: list[FindingHit] = []
-    for finding_id, match in matches:
+    for (finding_id, _, _), match in sorted(best.items(), key=lambda item: item[0]):
         start, end = reading.span(tokens[match.first].start, tokens[match.last].end)
         found_context = context.of(match.first, match.last, match.own_negations)
+        if found_context.historical and kb.findings[finding_id].spec.history_counts:
+            found_context = replace(found_context, historical=False)  # a risk factor counts however old
         hits.append(
             FindingHit(
                 finding_id,
@@ -197,13 +200,13 @@ def _fire(determinant: Determinant, hits: Sequence[FindingHit], age: float | Non
         chosen.append(hit)
     # What excludes a determinant counts when said with or after its findings: "he was talking, then collapsed and
     # is gasping" is an arrest; "he collapsed, gasping, but he's awake now" is not.
-    since = min(hit.first for hit in chosen if hit.source != "age") if any(h.source != "age" for h in chosen) else -1
-    excluded = spec.excluded
-    if excluded and any(
-        hit.finding in excluded and hit.context.present and not hit.context.resolved and hit.last >= since
-        for hit in hits
-    ):
-        return None
+    said = [hit.first for hit in chosen if hit.source != "age"]
+    since = min(said) if said else -1
+    for hit in hits:
+        if not hit.context.present:
+            continue
+        if hit.finding in spec.excluded_anywhere or (hit.finding in spec.excluded and hit.last >= since):
+            return None
     return chosen
 
 

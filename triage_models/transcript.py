@@ -160,8 +160,23 @@ _ENDINGS = frozenset({"s", "es", "ed", "ing", "ly", "a", "o", "as", "os", "an", 
 
 
 def _inflects(word: str, candidate: str) -> bool:
-    """`word` is `candidate` with a grammatical ending ("convulsiona", "seizures"): another form, not a slip."""
+    """`word` is `candidate` with a grammatical ending ("convulsiona", "seizures"), or `candidate` is `word` with one
+    ("confundi" of "confundida"): another form, not a slip."""
+    if candidate.startswith(word):
+        return True
     return word.startswith(candidate) and word[len(candidate) :] in _ENDINGS
+
+
+_ACCENTED_LAST = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}
+
+
+def _known_form(word: str, languages: tuple[str, ...]) -> bool:
+    """A form the dictionary knows, as written or with its last vowel accented (Spanish typed without accents:
+    "confundi" is "confundí")."""
+    forms = [word]
+    if word[-1:] in _ACCENTED_LAST:
+        forms.append(word[:-1] + _ACCENTED_LAST[word[-1]])
+    return any(simplemma.is_known(form, lang=language) for form in forms for language in languages)
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -175,7 +190,7 @@ def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | 
     vocabulary = frozenset().union(*(red_flag_words(language) for language in languages))
     if len(word) < 5 or word in vocabulary or not word.isalpha() or is_real_word(word):
         return None
-    if any(simplemma.is_known(word, lang=language) for language in languages):
+    if _known_form(word, languages):
         return None  # a form the dictionary knows ("derrape": skidded) is no misspelling of a red-flag word
     limit = 2 if len(word) >= 8 else 1
     candidates = [candidate for candidate in vocabulary if candidate[0] == word[0] and not _inflects(word, candidate)]

@@ -59,7 +59,11 @@ def protocols_show(
     typer.echo("determinants:")
     for determinant in protocol.determinant:
         required = " AND ".join(f"({' or '.join(group)})" for group in determinant.required)
-        excluded = f"; not when {', '.join(determinant.excluded)}" if determinant.excluded else ""
+        excluded = (
+            f"; not when said with or after them: {', '.join(determinant.excluded)}" if determinant.excluded else ""
+        )
+        if determinant.excluded_anywhere:
+            excluded += f"; not when said anywhere: {', '.join(determinant.excluded_anywhere)}"
         typer.echo(
             f"  {determinant.id}: ESI {determinant.level} ({determinant.decision_point}) {determinant.description}"
         )

@@ -48,3 +48,15 @@ def test_the_answers_fire_the_arrest_determinant() -> None:
     reading = read_call(kb, call, ("en",), kb.context)
     assert [item.rule_id for item in reading.evidence] == ["A-NOT-BREATHING-NORMALLY"]
     assert reading.answered == ("awake", "breathing_normally")
+
+
+def test_a_relayed_answer_and_a_yes_to_a_degree_are_answers() -> None:
+    assert "breathing_unknown" in present("CT: is she breathing normally?\nC: he says he doesn't know")
+    assert "breathing_abnormal" in present("CT: is he breathing normally?\nC: she says no")
+    call = "CT: is she having trouble breathing?\nC: a little"
+    assert "respiratory_distress" in present(call)
+
+
+def test_a_question_that_takes_its_finding_for_granted_is_confirmed_by_a_content_answer() -> None:
+    assert "gunshot_wound" in present("CT: where was he shot?\nC: in the chest")
+    assert "gunshot_wound" not in present("CT: was he shot?\nC: no, he fell")
