@@ -220,8 +220,8 @@ class TriggerScopes:
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         found: dict[str, list[str]] = {}
         for scope in self.scopes:
-            if any(scope.start <= i <= scope.end for i in own_negations):
-                continue  # the finding's own denial ("not breathing") does not deny it
+            if any(scope.start <= i <= scope.end or scope.low <= i <= scope.high for i in own_negations):
+                continue  # the finding's own denial ("not breathing"), or a list it continues ("no respira ni responde")
             if first <= scope.start and scope.end <= last:
                 continue  # a trigger among the finding's own words
             if scope.low <= first <= scope.high or scope.low <= last <= scope.high:

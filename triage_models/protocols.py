@@ -296,7 +296,7 @@ def read_call(
             evidence.append(_evidence(determinant, chosen, message))
     evidence.sort(key=lambda item: (item.esi_level, item.start, item.rule_id))
     answered = tuple(dict.fromkeys(answer.question for answer in answers))
-    non_medical = not evidence and _non_medical(kb, hits)
+    non_medical = not any(item.floor or item.esi_level <= 2 for item in evidence) and _non_medical(kb, hits)
     return CallReading(tuple(hits), tuple(evidence), _protocol(kb, evidence, hits), answered, non_medical)
 
 

@@ -1,7 +1,7 @@
 """A call as the rules read it: speech-to-text and typing noise taken out, with a map back to the caller's words.
 
 Transcripts arrive as people speak: no punctuation, "uh" and "um", repeated words and restarts ("he's not he's not
-breathing"), contractions without apostrophes ("aint", "hes", "cant"), Spanish without accents, and misspellings or
+breathing"), contractions without apostrophes ("aint", "hes", "cant"), a dropped "g" ("bleedin", "breathin"), Spanish without accents, and misspellings or
 mishearings of the very words that matter ("breething", "over dose", "cheste"). `readable` returns the message with
 accents folded, fillers and immediate repeats dropped, contractions restored and misspelled red-flag words put right
 (RapidFuzz's optimal-string-alignment distance against the red-flag vocabulary; a word pyspellchecker knows in
@@ -242,6 +242,16 @@ def _drop_repeats(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, in
     return [token for index, token in enumerate(tokens) if index not in drop]
 
 
+@functools.lru_cache(maxsize=16_384)
+def dropped_g(word: str) -> str | None:
+    """An "-in'" said for "-ing" ("bleedin", "droopin", "breathin"): the "-ing" form when it is a real English word and
+    the word itself is not one ("pin", "cabin", "begin" stay)."""
+    if len(word) < 5 or not word.endswith("in") or not word.isalpha() or is_real_word(word):
+        return None
+    full = word + "g"
+    return full if is_real_word(full) or simplemma.is_known(full, lang="en") else None
+
+
 def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> list[tuple[str, int, int]]:
     """Joined mishearings, restored contractions and corrected misspellings (replacement text, original span)."""
     out: list[tuple[str, int, int]] = []
@@ -255,7 +265,11 @@ def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> 
                 out.append((JOINED[pair], start, tokens[index + 2][2]))
                 index += 3
                 continue
-        replacement = CONTRACTIONS.get(lowered) or (correct_word(lowered, languages) if word.isalpha() else None)
+        replacement = (
+            CONTRACTIONS.get(lowered)
+            or (dropped_g(lowered) if "en" in languages else None)
+            or (correct_word(lowered, languages) if word.isalpha() else None)
+        )
         out.append((replacement or word, start, end))
         index += 1
     return out
