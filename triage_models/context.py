@@ -200,6 +200,8 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
         token = tokens[position]
         if _stops(trigger, token, terminators, list_open):
             break
+        if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
+            list_open = False  # "no X, Y or Z, ...": the list ends with its last item
         if token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):
             words = 0  # a new list item: its own budget of words
         elif token.is_word:
