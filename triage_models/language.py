@@ -204,13 +204,14 @@ def _common_words(words: list[str]) -> tuple[int, int]:
 
 
 def rule_languages(text: str) -> tuple[str, ...]:
-    """The wordings the red-flag rules read a call in: English, Spanish, or both when the call mixes them, names
-    no common word of either, or is in another language (its rule floors still count). Words alone decide: the
+    """The wordings the red-flag rules read a call in: English, Spanish, or both when the call mixes them (two common
+    words of the other language are enough: Spanglish is read both ways), names no common word of either, or is in
+    another language (its rule floors still count). Words alone decide: the
     same text is always read the same way, in training and in service."""
     english, spanish = _common_words([fold_accents(word.lower()) for word in _WORD.findall(text)])
-    if english and spanish <= max(1, english // 5):
+    if english and spanish < 2:
         return ("en",)
-    if spanish and english <= max(1, spanish // 5):
+    if spanish and english < 2:
         return ("es",)
     return SUPPORTED_LANGUAGES
 

@@ -40,7 +40,9 @@ SENTENCE_BREAKS = frozenset({".", "!", "?", ";", "\n", "¿", "¡"})
 CONJUNCTIONS = frozenset({"and", "but", "or", "then", "y", "e", "pero", "o", "u", "luego", "entonces", "so"})
 """Words that join clauses: a term of several words does not reach across them."""
 
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W\d_]+)?|\n|[^\w\s]", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W\d_]+)?|\n|\.{2,}|\u2026|[^\w\s]", re.UNICODE)
+_PAUSES = frozenset({"\u2026"})
+"""An ellipsis is a pause in speech ("can't... breathe... lips... blue"), read as a comma, not a sentence's end."""
 _CONTRACTION = re.compile(r"^(?P<base>[^\W\d_]+?)(?P<rest>n't|'s|'re|'m|'ve|'ll|'d)$")
 _CONTRACTION_BASES = {"wo": "will", "ca": "can", "ai": "is", "sha": "shall"}
 _CONTRACTION_WORDS = {"n't": "not", "'s": "is", "'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "'d": "would"}
@@ -187,6 +189,8 @@ def tokenize(text: str, languages: Sequence[str], original: str | None = None) -
     spoken = tuple(languages)
     for match in _TOKEN.finditer(text):
         surface = match.group(0).lower()
+        if surface in _PAUSES or surface.startswith(".."):
+            surface = ","
         accented = surface
         if original is not None and len(original) == len(text):
             accented = original[match.start() : match.end()].lower()

@@ -16,8 +16,8 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 | `!wake gasp` | not right after "wake" ("woke up gasping" is no agonal breath); a `!` word last: not right before it |
 
 `NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
-Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break or a
-conjunction ("my throat hurts and the door is closing" is no airway closing), nor holds a denial it does not write
+Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break, a
+comma or a conjunction ("my throat hurts and the door is closing" is no airway closing), nor holds a denial it does not write
 as `NEG` ("he was not shot" is no "= was shot").
 """
 
@@ -170,7 +170,7 @@ class CallIndex:
             if token.ends_sentence:
                 sentence += 1
                 segment += 1
-            elif token.text in CONJUNCTIONS:
+            elif token.text in CONJUNCTIONS or token.text == ",":
                 segment += 1
             index.segment.append(segment)
             index.sentence.append(sentence)
