@@ -56,6 +56,8 @@ TERMINATORS = ("terminate", "terminate_negated", "terminate_context")
 LIST_CLOSERS = frozenset({"or", "nor", "ni", "o", "u"})
 """A list that ends "..., or Z" / "..., ni Z": a denial before it reaches each item."""
 COMMA = ","
+YEAR = "#year"
+"""In a trigger's words, any year from 1900 to 2099."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,14 @@ class TriggerLexicon:
         for trigger in sorted(self.triggers, key=lambda t: -len(t.words)):
             self.by_first.setdefault(trigger.words[0], []).append(trigger)
 
+    @staticmethod
+    def _same(words: Sequence[str], pattern: tuple[str, ...]) -> bool:
+        """A trigger's words, where `#year` stands for any year from 1900 to 2099 ("back in 2019")."""
+        return len(words) == len(pattern) and all(
+            word == wanted or (wanted == YEAR and word.isdigit() and 1900 <= int(word) <= 2099)
+            for word, wanted in zip(words, pattern, strict=True)
+        )
+
     def found(self, tokens: Sequence[Token]) -> list[tuple[Trigger, int, int]]:
         """Every trigger in the call, the longest phrase at each place (with every trigger of those same words: one
         phrase can reach both ways), never two phrases over the same words."""
@@ -148,7 +158,7 @@ class TriggerLexicon:
                     continue
                 size = len(trigger.words)
                 words = tuple(t.text for t in tokens[token.index : token.index + size])
-                if words == trigger.words:
+                if self._same(words, trigger.words):
                     hits.append((trigger, token.index, token.index + size - 1))
                     taken, matched = token.index + size - 1, trigger.words
         return hits
@@ -173,7 +183,7 @@ def _ends(terminator: str, category: str) -> bool:
     return True
 
 
-def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool) -> bool:
+def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool, backward: bool) -> bool:
     """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
     token to its kind. A scope that crosses sentences (an episode over, said after it) ends only at its word budget:
     "he choked on a grape but coughed it out"."""
@@ -184,7 +194,7 @@ def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_ope
     if token.ends_sentence and not trigger.crosses_sentences:
         return True
     if trigger.category != "negated":
-        return False
+        return backward and token.text == COMMA  # "c/o SOB, had surgery 2 weeks ago": the history is the surgery
     if token.text == COMMA:
         return not list_open
     return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
@@ -198,7 +208,7 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
     list_open = trigger.lists == "always" or (trigger.lists == "or" and _closes_with_list(tokens, origin))
     while 0 <= position < len(tokens):
         token = tokens[position]
-        if _stops(trigger, token, terminators, list_open):
+        if _stops(trigger, token, terminators, list_open, step < 0):
             break
         if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
             list_open = False  # "no X, Y or Z, ...": the list ends with its last item

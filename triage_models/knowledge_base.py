@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage_models.context import ConTextReader, Trigger, TriggerLexicon
+from triage_models.context import YEAR, ConTextReader, Trigger, TriggerLexicon
 from triage_models.knowledge_files import (
     KNOWLEDGE_DIR,
     LANGUAGES,
@@ -200,10 +200,13 @@ def _context_reader(files: KnowledgeFiles, problems: list[str]) -> ConTextReader
 
 
 def _trigger_words(phrase: str) -> list[str]:
-    """A trigger phrase as the tokenizer splits words (contractions apart, accents folded)."""
+    """A trigger phrase as the tokenizer splits words (contractions apart, accents folded); `#year` kept whole."""
     from triage_models.lexicon import tokenize
 
-    return [token.text for token in tokenize(phrase.lower(), ())]
+    words: list[str] = []
+    for part in phrase.lower().split():
+        words.extend([YEAR] if part == YEAR else [token.text for token in tokenize(part, ())])
+    return words
 
 
 def _digest(directory: Path) -> str:

@@ -42,7 +42,8 @@ class FindingHit:
     context: FindingContext
     slots: int = 1
     source: str = "words"
-    """"words" (the caller said it), "answer" (a yes or no to a key question) or "age" (the stated age)."""
+    """"words" (the caller said it), "answer" (a yes or no to a key question), "age" (the stated age) or "vitals" (a
+    measured vital sign)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ def _fire(determinant: Determinant, hits: Sequence[FindingHit], age: float | Non
         chosen.append(hit)
     # What excludes a determinant counts when said with or after its findings: "he was talking, then collapsed and
     # is gasping" is an arrest; "he collapsed, gasping, but he's awake now" is not.
-    said = [hit.first for hit in chosen if hit.source != "age"]
+    said = [hit.first for hit in chosen if hit.source not in ("age", "vitals")]
     since = min(said) if said else -1
     for hit in hits:
         if not hit.context.present:
@@ -212,7 +213,7 @@ def _fire(determinant: Determinant, hits: Sequence[FindingHit], age: float | Non
 
 def _evidence(determinant: Determinant, chosen: list[FindingHit], message: str) -> Evidence:
     spec = determinant.spec
-    decisive = next((hit for hit in chosen if hit.source != "age"), chosen[0])
+    decisive = next((hit for hit in chosen if hit.source not in ("age", "vitals")), chosen[0])
     resolved = any(hit.context.resolved for hit in chosen)
     level, floor, description = spec.level, spec.level <= 3, spec.description
     if resolved and spec.if_resolved != "kept":
@@ -271,8 +272,10 @@ def read_call(
     languages: tuple[str, ...],
     reader: ContextReader,
     age_years: float | None = None,
+    measured: Sequence[str] = (),
 ) -> CallReading:
-    """Read one call (see the module's docstring)."""
+    """Read one call (see the module's docstring). `measured`: findings the call's measured vital signs give (a
+    temperature of 38 °C or more is a fever, `vital_findings`)."""
     reading = readable(message, languages)
     tokens = tokenize(reading.text, languages, accented(message, reading))
     dialogue: list[Turn] = turns(reading.text)
@@ -289,6 +292,7 @@ def read_call(
             )
         )
     hits.extend(_age_hits(age_years, message))
+    hits.extend(FindingHit(name, -1, -1, 0, 0, "measured", FindingContext(), 1, "vitals") for name in measured)
     evidence = []
     for determinant in kb.determinants:
         chosen = _fire(determinant, hits, age_years)

@@ -133,6 +133,15 @@ def vital_rules(vitals: Vitals) -> list[Evidence]:
     return hits
 
 
+FEVER_C = 38.0
+
+
+def vital_findings(vitals: Vitals) -> tuple[str, ...]:
+    """The findings measured vital signs give the protocols: a temperature of 38 °C or more is a fever."""
+    temperature = vitals.temperature_c
+    return ("fever",) if temperature is not None and temperature.value >= FEVER_C else ()
+
+
 def read_with_vitals(
     text: str, vitals: Vitals | None = None, reader: ContextReader | None = None, age_years: float | None = None
 ) -> tuple[CallReading, list[Evidence]]:
@@ -144,7 +153,7 @@ def read_with_vitals(
     vitals = vitals if vitals is not None else extract_vitals(text)
     if age_years is None and vitals.age_years is not None:
         age_years = vitals.age_years.value
-    reading = read_call(kb, text, rule_languages(text), reader or kb.context, age_years)
+    reading = read_call(kb, text, rule_languages(text), reader or kb.context, age_years, vital_findings(vitals))
     hits = [*reading.evidence, *vital_rules(vitals)]
     return reading, sorted(hits, key=lambda hit: (hit.esi_level, hit.start, hit.rule_id))
 

@@ -17,7 +17,8 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 
 `NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
 Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break, a
-comma or a conjunction ("my throat hurts and the door is closing" is no airway closing), nor holds a denial it does not write
+comma or a conjunction that opens a new clause ("my throat hurts and the door is closing" is no airway closing; "his tongue and
+lips are swelling" is one stretch), nor holds a denial it does not write
 as `NEG` ("he was not shot" is no "= was shot").
 """
 
@@ -116,7 +117,7 @@ def _slot(written: str, language: str) -> Slot:
         word = alternative.strip().lower()
         exact = len(word) > 2 and word.startswith('"') and word.endswith('"')
         word = word[1:-1] if exact else word
-        if not word or not re.fullmatch(r"[^\W\d_]+(?:'[^\W\d_]+)?\*?|\d+", word):
+        if not word or not re.fullmatch(r"[^\W_]+(?:'[^\W\d_]+)?\*?", word):
             raise TermError(f"{written!r}: {alternative!r} is not a word")
         if word.endswith("*"):
             prefixes.append(fold_accents(word[:-1]))
@@ -170,7 +171,7 @@ class CallIndex:
             if token.ends_sentence:
                 sentence += 1
                 segment += 1
-            elif token.text in CONJUNCTIONS or token.text == ",":
+            elif token.text == "," or _opens_a_clause(token, tokens):
                 segment += 1
             index.segment.append(segment)
             index.sentence.append(sentence)
@@ -191,6 +192,25 @@ class CallIndex:
         return sorted(found)
 
 
+CLAUSE_STARTERS = frozenset(
+    "i you he she it we they the my his her our their this that there someone somebody el ella ellos ellas se le"
+    " yo usted mi su sus este esta ese esa lo la los las alguien".split()
+)
+"""After "and" / "y", these words open a new clause ("my throat hurts and the door is closing"); any other word
+continues a list ("his tongue and lips are swelling")."""
+ALWAYS_SEPARATE = frozenset({"but", "then", "so", "pero", "luego", "entonces"})
+
+
+def _opens_a_clause(token: Token, tokens: Sequence[Token]) -> bool:
+    """Whether a conjunction here ends the stretch a term may reach across."""
+    if token.text in ALWAYS_SEPARATE:
+        return True
+    if token.text not in CONJUNCTIONS:
+        return False
+    following = tokens[token.index + 1] if token.index + 1 < len(tokens) else None
+    return following is None or not following.is_word or following.text in CLAUSE_STARTERS
+
+
 def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
     first, last = match
     tokens = index.tokens
@@ -205,15 +225,32 @@ def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
     return True
 
 
+BRIDGE_WORDS = frozenset(
+    "is was are were be been being am have has had do does did will would can could should really even still just"
+    " actually quite at all any yet ever seem seems seemed to it me him her them get got esta estaba estan estoy"
+    " estamos ha han habia hay hubo le les se me lo la te nos ya nada puede puedo pueden podia podemos quiere quiero"
+    " tiene tengo tenia tienen sabe va voy iba logra logro a an the el la un una".split()
+)
+"""Words that may stand between a `NEG` and the word it denies: auxiliaries, adverbs, clitics ("isn't really
+breathing", "no se le entiende", "no está respirando"); any other word between them ("no agonal breathing") means the
+denial is not the term's."""
+LIST_CLOSERS = frozenset({"or", "nor", "ni", "o"})
+
+
 def _negation_before(index: CallIndex, position: int) -> int | None:
-    """The nearest denial word at most `NEG_REACH` tokens before `position`, in its clause ("no responde y respira"
-    denies the answering, not the breathing)."""
-    for offset in range(1, NEG_REACH + 1):
+    """The denial a `NEG` slot needs before `position`: at most `NEG_REACH` tokens before it in its clause, with only
+    bridge words between, or one listed word and "or": "he's not moving or breathing", "no respira ni responde"."""
+    tokens = index.tokens
+    listed = position >= 2 and tokens[position - 1].text in LIST_CLOSERS and tokens[position - 2].is_word
+    for offset in range(1, NEG_REACH + 1 + (2 if listed else 0)):
         at = position - offset
-        if at < 0 or index.segment[at] != index.segment[position]:
+        if at < 0 or tokens[at].ends_sentence or tokens[at].text == ",":
             return None
-        if index.tokens[at].is_negation:
+        if tokens[at].is_negation:
             return at
+        in_list = listed and offset <= 2
+        if not in_list and tokens[at].text not in BRIDGE_WORDS:
+            return None
     return None
 
 

@@ -14,6 +14,7 @@ from triage_models.context import ContextReader
 from triage_models.knowledge_base import KnowledgeBase
 from triage_models.knowledge_files import CoverageFile, Examples
 from triage_models.protocols import read_call
+from triage_models.rules import vital_findings
 from triage_models.vitals import extract_vitals
 
 
@@ -54,8 +55,9 @@ def _check(
     count = 0
     for language, must_fire, text in examples.by_language():
         count += 1
-        stated = extract_vitals(text).age_years
-        reading = read_call(kb, text, (language,), reader, None if stated is None else stated.value)
+        vitals = extract_vitals(text)
+        stated = None if vitals.age_years is None else vitals.age_years.value
+        reading = read_call(kb, text, (language,), reader, stated, vital_findings(vitals))
         if determinant:
             found = tuple(item.rule_id for item in reading.evidence if item.floor or item.esi_level >= 4)
         else:

@@ -33,12 +33,11 @@ FIRES: dict[str, list[str]] = {
         "mi niño se está ahogando con un dulce",
         "se atragantó con un pedazo de carne y no puede hablar",
     ],
-    "A-SEVERE-BLEEDING": [
-        "blood is spurting out of his leg",
+    "A-ARTERIAL-BLEEDING": ["blood is spurting out of his leg", "la sangre le sale a chorros, salpica"],
+    "B-BLEEDING-HEAVY": [
         "the bleeding won't stop, it's soaked through three towels",
         "he is bleeding really heavily from the arm",
         "le sale mucha sangre y no para",
-        "está sangrando a chorros",
     ],
     "A-ANAPHYLAXIS": [
         "after the bee sting my throat feels like it's closing",
@@ -86,7 +85,7 @@ DOES_NOT_FIRE: dict[str, list[str]] = {
         "what do you do when a baby chokes",
         "se atragantó pero ya lo tosió y está bien",
     ],
-    "A-SEVERE-BLEEDING": ["small cut on my finger, bleeding a little", "the bleeding stopped", "ya no sangra"],
+    "B-BLEEDING-HEAVY": ["small cut on my finger, bleeding a little", "the bleeding stopped", "ya no sangra"],
     "A-ANAPHYLAXIS": ["no swelling, no trouble breathing, just itchy", "no tiene hinchazón en la garganta"],
     "A-SEIZURE-ONGOING": ["he had a seizure last year", "tuvo una convulsión hace años"],
     "A-SEVERE-RESPIRATORY-DISTRESS": ["she has a blue shirt on", "his lips are fine, he is talking normally"],
@@ -96,6 +95,7 @@ DOES_NOT_FIRE: dict[str, list[str]] = {
 
 
 def fired(text: str) -> set[str]:
+    """The determinants that set a floor on the call."""
     return {hit.rule_id for hit in evaluate_rules(text) if hit.floor}
 
 
