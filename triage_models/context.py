@@ -233,7 +233,7 @@ class TriggerScopes:
         found: dict[str, list[str]] = {}
         for scope in self.scopes:
             if any(scope.start <= i <= scope.end or scope.low <= i <= scope.high for i in own_negations):
-                continue  # the finding's own denial ("not breathing"), or a list it continues ("no respira ni responde")
+                continue  # its own denial ("not breathing"), or a list that denial continues ("no respira ni responde")
             if first <= scope.start and scope.end <= last:
                 continue  # a trigger among the finding's own words
             if scope.low <= first <= scope.high or scope.low <= last <= scope.high:

@@ -17,9 +17,9 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 
 `NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
 Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break, a
-comma or a conjunction that opens a new clause ("my throat hurts and the door is closing" is no airway closing; "his tongue and
-lips are swelling" is one stretch), nor holds a denial it does not write
-as `NEG` ("he was not shot" is no "= was shot").
+comma or a conjunction that opens a new clause ("my throat hurts and the door is closing" is no airway closing; "his
+tongue and lips are swelling" is one stretch), nor holds a denial it does not write as `NEG` ("he was not shot" is no
+"= was shot").
 """
 
 from __future__ import annotations
@@ -193,8 +193,8 @@ class CallIndex:
 
 
 CLAUSE_STARTERS = frozenset(
-    "i you he she it we they the my his her our their this that there someone somebody el ella ellos ellas se le"
-    " yo usted mi su sus este esta ese esa lo la los las alguien".split()
+    """i you he she it we they the my his her our their this that there someone somebody el ella ellos ellas se le
+    yo usted mi su sus este esta ese esa lo la los las alguien""".split()  # noqa: SIM905
 )
 """After "and" / "y", these words open a new clause ("my throat hurts and the door is closing"); any other word
 continues a list ("his tongue and lips are swelling")."""
@@ -226,10 +226,10 @@ def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
 
 
 BRIDGE_WORDS = frozenset(
-    "is was are were be been being am have has had do does did will would can could should really even still just"
-    " actually quite at all any yet ever seem seems seemed to it me him her them get got esta estaba estan estoy"
-    " estamos ha han habia hay hubo le les se me lo la te nos ya nada puede puedo pueden podia podemos quiere quiero"
-    " tiene tengo tenia tienen sabe va voy iba logra logro a an the el la un una".split()
+    """is was are were be been being am have has had do does did will would can could should really even still just
+    actually quite at all any yet ever seem seems seemed to it me him her them get got esta estaba estan estoy estamos
+    ha han habia hay hubo le les se me lo la te nos ya nada puede puedo pueden podia podemos quiere quiero tiene tengo
+    tenia tienen sabe va voy iba logra logro a an the el la un una""".split()  # noqa: SIM905
 )
 """Words that may stand between a `NEG` and the word it denies: auxiliaries, adverbs, clitics ("isn't really
 breathing", "no se le entiende", "no está respirando"); any other word between them ("no agonal breathing") means the

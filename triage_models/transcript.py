@@ -1,12 +1,13 @@
 """A call as the rules read it: speech-to-text and typing noise taken out, with a map back to the caller's words.
 
 Transcripts arrive as people speak: no punctuation, "uh" and "um", repeated words and restarts ("he's not he's not
-breathing"), contractions without apostrophes ("aint", "hes", "cant"), a dropped "g" ("bleedin", "breathin"), Spanish without accents, and misspellings or
-mishearings of the very words that matter ("breething", "over dose", "cheste"). `readable` returns the message with
-accents folded, fillers and immediate repeats dropped, contractions restored and misspelled red-flag words put right
-(RapidFuzz's optimal-string-alignment distance against the red-flag vocabulary; a word pyspellchecker knows in
-English or Spanish is never "corrected", so "stubbed" stays stubbed and "cooking" never becomes "choking"). Every
-character keeps the position it came from, so evidence still quotes the caller's own words.
+breathing"), contractions without apostrophes ("aint", "hes", "cant"), a dropped "g" ("bleedin", "breathin"),
+Spanish without accents, and misspellings or mishearings of the very words that matter ("breething", "over dose",
+"cheste"). `readable` returns the message with accents folded, fillers and immediate repeats dropped, contractions
+restored and misspelled red-flag words put right (RapidFuzz's optimal-string-alignment distance against the red-flag
+vocabulary; a word pyspellchecker knows in English or Spanish is never "corrected", so "stubbed" stays stubbed and
+"cooking" never becomes "choking"). Every character keeps the position it came from, so evidence still quotes the
+caller's own words.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def test_the_answers_fire_the_arrest_determinant() -> None:
     kb = load_knowledge()
     call = "C: my husband just fell over\nCT: is he awake?\nC: no\nCT: is he breathing normally?\nC: no"
     reading = read_call(kb, call, ("en",), kb.context)
-    assert [item.rule_id for item in reading.evidence] == ["A-NOT-BREATHING-NORMALLY"]
+    assert [item.rule_id for item in reading.evidence] == ["A-UNRESPONSIVE", "A-NOT-BREATHING-NORMALLY", "B-COLLAPSE"]
     assert reading.answered == ("awake", "breathing_normally")
 
 
