@@ -53,9 +53,9 @@ _ES_PERSON = (
 _ENGLISH_PATTERNS = (
     # "a two-year-old", "fourteen months old", "three weeks old" (digits: vitals' own patterns).
     re.compile(rf"\b(?P<n>{_EN_NUMBER})[\s-]*{_FILLER}{_EN_UNIT}[\s-]*old\b", re.I),
-    # "my son is two", "he's 5", "my daughter is fourteen months", "aged twelve".
+    # "my son is two", "he's 5", "my daughter is fourteen months", "aged twelve", "I'm 61" (the caller is the patient).
     re.compile(
-        rf"\b(?:{_EN_PERSON}(?:'s|s| is)|aged?) {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})"
+        rf"\b(?:{_EN_PERSON}(?:'s|s| is)|i'?m|i am|aged?) {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})"
         rf"(?:[\s-]*{_EN_UNIT}(?:[\s-]*old)?)?" + _EN_END,
         re.I,
     ),

@@ -142,12 +142,17 @@ def _supported(evidence: Sequence[Evidence]) -> bool:
     return any(not hit.resolved and (hit.floor or hit.esi_level <= 2) for hit in evidence)
 
 
-def _calm_check(level: int, resources: tuple[Resource, ...], evidence: Sequence[Evidence]) -> str:
-    """Why a calm level (ESI 4-5) has no positive reason, or "" when it has one: a minor complaint the protocols
-    know, or for ESI 4 the one resource the call names."""
+def _calm_check(level: int, resources: tuple[Resource, ...], evidence: Sequence[Evidence], recognised: bool) -> str:
+    """Why a calm level (ESI 4-5) has no positive reason, or "" when it has one: a minor presentation the protocols
+    know (a calm determinant), or the resource count of a complaint the protocols recognise (ESI 4: one resource or
+    none named; ESI 5: none), or for ESI 4 the one resource the call names. A call nothing in the knowledge reads is
+    never guessed calm."""
     if level < 4 or calm_reasons(evidence):
         return ""
-    if level == 4 and resources and resource_count(resources) == 1:
+    count = resource_count(resources)
+    if recognised and count <= (1 if level == 4 else 0):
+        return ""
+    if level == 4 and resources and count == 1:
         return ""
     return f"ESI {level} by decision point C, but no minor complaint or resource in the call says so: took ESI 3"
 
@@ -163,11 +168,13 @@ def decide(
     policy: DecisionPolicy,
     unreadable_reason: str = "",
     non_medical: bool = False,
+    recognised: bool = False,
 ) -> EsiDecision:
     """Run the algorithm on the model's calibrated probabilities (ESI 1..5), the red flags and the resources.
 
     `unreadable_reason` (a language triage does not support) never lets the level be calmer than ESI 2. A call the
-    protocols read as no medical problem at all (`non_medical`) and with no red flag is ESI 5, said so.
+    protocols read as no medical problem at all (`non_medical`) and with no red flag is ESI 5, said so. `recognised`:
+    the protocols named the call's chief complaint (a calm level then needs no more than its resource count).
     """
     if unreadable_reason:
         return _unreadable(evidence, resources, unreadable_reason)
@@ -182,7 +189,7 @@ def decide(
     if point is DecisionPoint.C and reviewed > 3 and urgency >= policy.calm_limit:
         reason = f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call"
         reviewed, reason = 3, f"{reason}: took ESI 3"
-    elif point is DecisionPoint.C and (calm := _calm_check(reviewed, resources, evidence)):
+    elif point is DecisionPoint.C and (calm := _calm_check(reviewed, resources, evidence, recognised)):
         reviewed, reason = 3, calm
     if reviewed <= 2 and not _supported(evidence) and not reason:
         minor = calm_reasons(evidence)

@@ -151,7 +151,17 @@ def _calibrate_and_tune(
     for row, i in zip(calibrated, real, strict=True):
         reading, evidence = read_with_vitals(texts[i], extract_vitals(texts[i]))
         resources = predict_resources(texts[i])
-        cases.append(TuningCase(row, tuple(evidence), resources, labels[i], sources[i], reading.non_medical))
+        cases.append(
+            TuningCase(
+                row,
+                tuple(evidence),
+                resources,
+                labels[i],
+                sources[i],
+                reading.non_medical,
+                reading.protocol is not None,
+            )
+        )
     return tune_policy(cases)
 
 
@@ -198,12 +208,15 @@ class Triager:
         language = detect_language(text, self._known_word)
         features = structured_features(text, vitals, evidence, resources, reading)
         probabilities = self.model.backend.predict_one(text, features)
-        decision = decide(probabilities, evidence, resources, self.model.policy, language.reason, reading.non_medical)
+        recognised = reading.protocol is not None
+        decision = decide(
+            probabilities, evidence, resources, self.model.policy, language.reason, reading.non_medical, recognised
+        )
         backend, notes = self.model.backend.name, ["message truncated for classification"] if truncated else []
         if rules_truncated:
             notes.append(f"red-flag rules read the first {MAX_RULES_CHARS} characters only")
         level, point = decision.esi_level, decision.decision_point
-        model_level = decide(probabilities, (), resources, self.model.policy).esi_level
+        model_level = decide(probabilities, (), resources, self.model.policy, recognised=True).esi_level
         if self.llm is not None:
             level, point, backend, llm_level = self._ask_llm(text, level, point, notes)
             model_level = min(model_level, llm_level)

@@ -206,7 +206,10 @@ def _fire(determinant: Determinant, hits: Sequence[FindingHit], age: float | Non
     for hit in hits:
         if not hit.context.present:
             continue
-        if hit.finding in spec.excluded_anywhere or (hit.finding in spec.excluded and hit.last >= since):
+        anywhere = hit.finding in spec.excluded_anywhere or hit.source in ("age", "vitals")
+        if (anywhere and hit.finding in spec.excluded + spec.excluded_anywhere) or (
+            hit.finding in spec.excluded and hit.last >= since
+        ):
             return None
     return chosen
 

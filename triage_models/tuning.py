@@ -40,6 +40,7 @@ class TuningCase:
     esi_level: int
     source: str
     non_medical: bool = False
+    recognised: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,10 @@ def _figures(truth: NDArray[np.int64], predicted: NDArray[np.int64]) -> SourceFi
 def evaluate_policy(cases: Sequence[TuningCase], policy: DecisionPolicy) -> dict[str, SourceFigures]:
     """The figures per source under `policy`."""
     predicted = np.array(
-        [decide(c.probabilities, c.evidence, c.resources, policy, non_medical=c.non_medical).esi_level for c in cases]
+        [
+            decide(c.probabilities, c.evidence, c.resources, policy, "", c.non_medical, c.recognised).esi_level
+            for c in cases
+        ]
     )
     truth = np.array([case.esi_level for case in cases])
     sources = np.array([case.source for case in cases])
