@@ -72,7 +72,13 @@ class EmbeddingBackend:
     def _head() -> LogisticRegression:
         return LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced")
 
-    def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> EmbeddingBackend:
+    def fit(
+        self,
+        texts: Sequence[str],
+        labels: Sequence[int],
+        calibrate: bool = True,
+        weights: Sequence[float] | None = None,
+    ) -> EmbeddingBackend:
         check_levels(labels)
         self.feature_names = feature_names()
         structured = self._rows(texts)
@@ -80,13 +86,17 @@ class EmbeddingBackend:
         design = self._design(texts, structured)
         label_array = np.asarray(labels)
 
+        weight_array = np.ones(len(label_array)) if weights is None else np.asarray(weights, dtype=np.float64)
+
         def fit_fold(train_index: Sequence[int], test_index: Sequence[int]) -> NDArray[np.float64]:
-            fold = self._head().fit(design[list(train_index)], label_array[list(train_index)])
+            fold = self._head().fit(
+                design[list(train_index)], label_array[list(train_index)], sample_weight=weight_array[list(train_index)]
+            )
             return by_level(fold.classes_, fold.decision_function(design[list(test_index)]))
 
         if calibrate:
             self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
-        self.head = self._head().fit(design, label_array)
+        self.head = self._head().fit(design, label_array, sample_weight=weight_array)
         return self
 
     def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]:

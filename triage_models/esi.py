@@ -144,17 +144,11 @@ def _supported(evidence: Sequence[Evidence]) -> bool:
 
 def _calm_check(level: int, resources: tuple[Resource, ...], evidence: Sequence[Evidence], recognised: bool) -> str:
     """Why a calm level (ESI 4-5) has no positive reason, or "" when it has one: a minor presentation the protocols
-    know (a calm determinant), or the resource count of a complaint the protocols recognise (ESI 4: one resource or
-    none named; ESI 5: none), or for ESI 4 the one resource the call names. A call nothing in the knowledge reads is
-    never guessed calm."""
-    if level < 4 or calm_reasons(evidence):
+    know (a calm determinant), a chief complaint they recognise without any red flag, or a resource the call names
+    (decision point C then has something to count). A call nothing in the knowledge reads is never guessed calm."""
+    if level < 4 or calm_reasons(evidence) or recognised or resources:
         return ""
-    count = resource_count(resources)
-    if recognised and count <= (1 if level == 4 else 0):
-        return ""
-    if level == 4 and resources and count == 1:
-        return ""
-    return f"ESI {level} by decision point C, but no minor complaint or resource in the call says so: took ESI 3"
+    return f"ESI {level} by decision point C, but no complaint or resource in the call says so: took ESI 3"
 
 
 def _non_medical(resources: tuple[Resource, ...]) -> EsiDecision:

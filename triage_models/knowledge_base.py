@@ -81,7 +81,7 @@ class KnowledgeBase:
     key_questions: tuple[KeyQuestion, ...]
     context: ConTextReader
     complaint_findings: dict[str, frozenset[str]]
-    """Per protocol: the findings that make a call that chief complaint (its `complaint` and determinants' own)."""
+    """Per protocol: the findings that make a call that chief complaint (its `complaint` list)."""
     _anchored: dict[str, dict[str, list[tuple[str, Term]]]] = field(default_factory=dict)
     _unanchored: dict[str, list[tuple[str, Term]]] = field(default_factory=dict)
 
@@ -230,11 +230,7 @@ def compile_knowledge(files: KnowledgeFiles, digest: str = "") -> KnowledgeBase:
     context = _context_reader(files, problems)
     if problems:
         raise KnowledgeError(problems)
-    complaint_findings = {
-        protocol.id: frozenset(protocol.complaint)
-        | frozenset(name for d in protocol.determinant for name in d.required[0])
-        for protocol in files.protocols
-    }
+    complaint_findings = {protocol.id: frozenset(protocol.complaint) for protocol in files.protocols}
     return KnowledgeBase(
         version=files.version,
         digest=digest,

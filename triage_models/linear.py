@@ -61,18 +61,30 @@ class LinearBackend:
         self.temperature = temperature
         self.oof_probabilities: NDArray[np.float64] | None = None
 
-    def fit(self, texts: Sequence[str], labels: Sequence[int], calibrate: bool = True) -> LinearBackend:
-        """Fit on all rows; with `calibrate`, first on 3 folds for the temperature and out-of-fold probabilities."""
+    def fit(
+        self,
+        texts: Sequence[str],
+        labels: Sequence[int],
+        calibrate: bool = True,
+        weights: Sequence[float] | None = None,
+    ) -> LinearBackend:
+        """Fit on all rows (each row's `weights`, default 1); with `calibrate`, first on 3 folds for the temperature
+        and out-of-fold probabilities."""
         check_levels(labels)
         texts_list, label_array = list(texts), np.asarray(labels)
+        weight_array = np.ones(len(texts_list)) if weights is None else np.asarray(weights, dtype=np.float64)
 
         def fit_fold(train_index: Sequence[int], test_index: Sequence[int]) -> NDArray[np.float64]:
-            fold = build_pipeline().fit([texts_list[i] for i in train_index], label_array[train_index])
+            fold = build_pipeline().fit(
+                [texts_list[i] for i in train_index],
+                label_array[train_index],
+                classifier__sample_weight=weight_array[list(train_index)],
+            )
             return by_level(fold.classes_, fold.decision_function([texts_list[i] for i in test_index]))
 
         if calibrate:
             self.temperature, self.oof_probabilities = out_of_fold(labels, fit_fold)
-        self.pipeline = build_pipeline().fit(texts_list, label_array)
+        self.pipeline = build_pipeline().fit(texts_list, label_array, classifier__sample_weight=weight_array)
         return self
 
     def predict_proba(self, texts: Sequence[str]) -> NDArray[np.float64]:

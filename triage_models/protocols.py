@@ -58,6 +58,8 @@ class CallReading:
     """The key questions (ids) the call-taker asked and the caller answered."""
     non_medical: bool = False
     """The call names only something that is not a medical problem (a ride, a noise, a pet) and no medical finding."""
+    medical: bool = False
+    """The call names at least one medical finding (anything but who the patient is and what is not medical)."""
 
     def present(self) -> set[str]:
         """The findings said of the patient now (affirmed; an episode over included)."""
@@ -262,11 +264,13 @@ NEUTRAL_FILES = ("findings/patient.toml", f"protocols/{NON_MEDICAL_PROTOCOL}.tom
 """Findings that say nothing medical: who the patient is, and what a call that is not medical is about."""
 
 
-def _non_medical(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> bool:
-    present = [hit for hit in hits if hit.context.present and hit.source == "words"]
-    non_medical = f"protocols/{NON_MEDICAL_PROTOCOL}.toml"
-    said = {kb.findings[hit.finding].defined_in for hit in present}
-    return non_medical in said and said <= set(NEUTRAL_FILES)
+def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
+    """The files whose findings the caller said (present)."""
+    return {kb.findings[hit.finding].defined_in for hit in hits if hit.context.present and hit.source == "words"}
+
+
+def _non_medical(said: set[str]) -> bool:
+    return f"protocols/{NON_MEDICAL_PROTOCOL}.toml" in said and said <= set(NEUTRAL_FILES)
 
 
 def read_call(
@@ -303,8 +307,10 @@ def read_call(
             evidence.append(_evidence(determinant, chosen, message))
     evidence.sort(key=lambda item: (item.esi_level, item.start, item.rule_id))
     answered = tuple(dict.fromkeys(answer.question for answer in answers))
-    non_medical = not any(item.floor or item.esi_level <= 2 for item in evidence) and _non_medical(kb, hits)
-    return CallReading(tuple(hits), tuple(evidence), _protocol(kb, evidence, hits), answered, non_medical)
+    said = _said_in(kb, hits)
+    non_medical = not any(item.floor or item.esi_level <= 2 for item in evidence) and _non_medical(said)
+    medical = bool(said - set(NEUTRAL_FILES))
+    return CallReading(tuple(hits), tuple(evidence), _protocol(kb, evidence, hits), answered, non_medical, medical)
 
 
 def key_question_states(reading: CallReading, kb: KnowledgeBase | None = None) -> tuple[KeyQuestionState, ...]:
