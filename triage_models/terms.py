@@ -159,21 +159,19 @@ class CallIndex:
 
     tokens: Sequence[Token]
     by_key: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
-    segment: list[int] = field(default_factory=list)
-    """segment[i]: the stretch between sentence breaks and conjunctions token i belongs to."""
+    breaks: list[bool] = field(default_factory=list)
+    """breaks[i]: token i ends a stretch a term may not reach across (a sentence break, a comma, a conjunction that
+    opens a clause), unless the term writes that word itself ("= respira pero con ruido")."""
     sentence: list[int] = field(default_factory=list)
 
     @classmethod
     def of(cls, tokens: Sequence[Token]) -> CallIndex:
         index = cls(tokens)
-        segment = sentence = 0
+        sentence = 0
         for token in tokens:
             if token.ends_sentence:
                 sentence += 1
-                segment += 1
-            elif token.text == "," or _opens_a_clause(token, tokens):
-                segment += 1
-            index.segment.append(segment)
+            index.breaks.append(token.ends_sentence or token.text == "," or _opens_a_clause(token, tokens))
             index.sentence.append(sentence)
             if token.is_word:
                 for key in token.keys:
@@ -193,11 +191,11 @@ class CallIndex:
 
 
 CLAUSE_STARTERS = frozenset(
-    """i you he she it we they the my his her our their this that there someone somebody el ella ellos ellas se le
-    yo usted mi su sus este esta ese esa lo la los las alguien""".split()  # noqa: SIM905
+    """i you he she it we they the my his her our their this that there someone somebody ella ellos ellas se le yo
+    usted mi su sus este esta ese esa alguien""".split()  # noqa: SIM905
 )
-"""After "and" / "y", these words open a new clause ("my throat hurts and the door is closing"); any other word
-continues a list ("his tongue and lips are swelling")."""
+"""After "and" / "y", these words open a new clause ("my throat hurts and the door is closing"); any other word,
+Spanish articles included, continues a list ("his tongue and lips are swelling", "el brazo y la pierna")."""
 ALWAYS_SEPARATE = frozenset({"but", "then", "so", "pero", "luego", "entonces"})
 
 
@@ -254,22 +252,22 @@ def _negation_before(index: CallIndex, position: int) -> int | None:
     return None
 
 
+def _unbroken(index: CallIndex, placed: Sequence[int]) -> bool:
+    """No break between the first and last placed word, other than the term's own words."""
+    own = set(placed)
+    return not any(index.breaks[i] and i not in own for i in range(min(placed) + 1, max(placed)))
+
+
 def _place_unordered(index: CallIndex, term: Term, anchor: int, options: list[list[int]]) -> list[int] | None:
     """For each word slot, its occurrence nearest the anchor in the anchor's clause; None when one is missing or the
     span is too long."""
     placed: list[int] = []
-    single = len(options) == 1
     for positions in options:
-        near = [
-            p
-            for p in positions
-            if abs(p - anchor) <= MAX_SPAN
-            and (index.segment[p] == index.segment[anchor] or (single and index.sentence[p] == index.sentence[anchor]))
-        ]
+        near = [p for p in positions if abs(p - anchor) <= MAX_SPAN and _unbroken(index, (p, anchor))]
         if not near:
             return None
         placed.append(min(near, key=lambda p: (abs(p - anchor), p)))
-    if max(placed) - min(placed) > MAX_SPAN or len(set(placed)) < len(placed):
+    if max(placed) - min(placed) > MAX_SPAN or len(set(placed)) < len(placed) or not _unbroken(index, placed):
         return None
     return placed
 
@@ -278,10 +276,10 @@ def _place_ordered(index: CallIndex, anchor: int, options: list[list[int]]) -> l
     placed = [anchor]
     for positions in options[1:]:
         following = [p for p in positions if 0 < p - placed[-1] <= ORDERED_GAP + 1]
-        if not following or index.sentence[following[0]] != index.sentence[anchor]:
+        if not following:
             return None
         placed.append(following[0])
-    return placed
+    return placed if _unbroken(index, placed) else None
 
 
 def _with_negations(index: CallIndex, term: Term, placed: list[int]) -> tuple[int, int, frozenset[int]] | None:
