@@ -101,7 +101,7 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestCli
     upgrade(url)
     with session_scope(url) as session:
         add_user(session, "dana", "dispatcher", "dispatch-pass")
-        add_user(session, "sue", "supervisor", "sue-pass")
+        add_user(session, "sue", "supervisor", "sue-password")
         store_message(session, "demo", "audit-1", IntakeMessage(text="Chest pain"))
     with TestClient(create_app(Settings(database_url=url), reconciler=False), headers=SAME_ORIGIN) as test_client:
         yield test_client
@@ -122,7 +122,7 @@ def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_down
     audited: TestClient, tmp_path: Path
 ) -> None:
     client = audited
-    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    client.post("/login", data={"username": "sue", "password": "sue-password"}, follow_redirects=False)
     link = export_link(client)
     [file] = tmp_path.glob(f"triage-exports-*/{link.rsplit('/', 1)[1]}.csv")
     assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700
@@ -132,7 +132,7 @@ def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_down
     assert client.get(f"/console/gradio_api/file={file}").status_code == 403
     client.cookies.clear()
     assert client.get(link).status_code == 401
-    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    client.post("/login", data={"username": "sue", "password": "sue-password"}, follow_redirects=False)
     response = client.get(link)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     assert (
