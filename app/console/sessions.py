@@ -57,7 +57,11 @@ def sign_in(session: Session, name: str, password: str) -> str | None:
 
 
 def open_session(session: Session, user: User) -> str:
-    """A new console session for the user (a shift long): its cookie token, stored only as its hash."""
+    """A new console session for the user (a shift long): its cookie token, stored only as its hash. The user's
+    older sessions end (one live session per user): a console left signed in on a shared or stolen screen stops
+    when its user signs in anywhere else, and a user's signing in is the sign that they hold no other screen.
+    The screen that lost its session goes to the sign-in page saying why (`page_script.py`), within about 3 s."""
+    end_sessions(session, user)
     token = secrets.token_urlsafe(32)
     session.add(
         ConsoleSession(

@@ -84,7 +84,11 @@ button{{width:100%;padding:10px;background:#1565c0;color:#fff;border:0;border-ra
 <button type="submit">Sign in</button></form></body></html>"""
 
 
-LOGIN_ERRORS = {"credentials": "Wrong user or password."}
+LOGIN_ERRORS = {
+    "credentials": "Wrong user or password.",
+    "ended": "You were signed out here: your user signed in on another screen (one session per user), signed out, "
+    "or was signed out by a supervisor. Sign in again to work on this screen.",
+}
 LOGOUT_PAGE = """<!doctype html><html><head><title>Sign out - triage-dispatch</title></head>
 <body style="font-family:system-ui,sans-serif;padding:10vh"><form method="post" action="/logout">
 <button type="submit" id="sign-out">Sign out</button></form></body></html>"""
