@@ -11,8 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.api.origins import bearer_token
 from app.auth.accounts import Principal, principal_for_token
-from app.console.sessions import COOKIE as SESSION_COOKIE
-from app.console.sessions import principal_for_session
+from app.console.sessions import cookie_name, principal_for_session
 from app.db.models import Role
 from app.db.session import session_factory
 from app.incidents.actions import DISPATCH_ROLES
@@ -82,7 +81,7 @@ def current_principal(request: Request, session: SessionDep, settings: SettingsD
         if principal is None:
             raise HTTPException(401, "this API token is not valid (revoked, of a disabled user, or never issued)")
         return principal
-    console_user = principal_for_session(session, request.cookies.get(SESSION_COOKIE))
+    console_user = principal_for_session(session, request.cookies.get(cookie_name(settings.session_cookie_secure)))
     if console_user is not None:
         return console_user
     if settings.api_open:

@@ -55,8 +55,9 @@ from app.console.service import (
     switch_card,
 )
 from app.console.sessions import (
-    COOKIE,
     SignInResult,
+    clear_session_cookie,
+    cookie_name,
     principal_for_session,
     set_session_cookie,
     sign_out,
@@ -113,9 +114,11 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     def home() -> Response:
         return RedirectResponse("/console/", status_code=303)
 
+    cookie = cookie_name(settings.session_cookie_secure)
+
     def current(request: Request) -> Principal | None:
         with session_scope(settings.database_url) as session:
-            return principal_for_session(session, request.cookies.get(COOKIE))
+            return principal_for_session(session, request.cookies.get(cookie))
 
     @app.middleware("http")
     async def console_needs_a_session(request: Request, call_next: Any) -> Response:
@@ -193,12 +196,12 @@ def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
 
     @app.post("/logout")
     def logout(request: Request) -> Response:
-        token = request.cookies.get(COOKIE)
+        token = request.cookies.get(cookie_name(settings.session_cookie_secure))
         if token:
             with session_scope(settings.database_url) as session:
                 sign_out(session, token)
         response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(COOKIE)
+        clear_session_cookie(response, settings.session_cookie_secure)
         return response
 
 
