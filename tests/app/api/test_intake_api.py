@@ -27,6 +27,7 @@ from app.redis.local import free_port
 from app.settings import Settings
 
 SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
+PAGER_SECRET = "whsec_" + base64.b64encode(b"pager-gateway-secret-32-random!!").decode()
 
 
 @pytest.fixture
@@ -245,7 +246,7 @@ def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_acce
     monkeypatch.setattr("limits.storage.memory.time", clock)
     monkeypatch.setattr("app.intake.limits.time", clock)
     limited = settings.model_copy(
-        update={"webhook_secrets": {"cad": [SECRET], "pager": [SECRET]}, "intake_limits": {"cad": "2/minute"}}
+        update={"webhook_secrets": {"cad": [SECRET], "pager": [PAGER_SECRET]}, "intake_limits": {"cad": "2/minute"}}
     )
     with TestClient(create_app(limited, reconciler=False, console=False)) as client:
         answers = [
@@ -260,7 +261,7 @@ def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_acce
             "send the same message again after 61 s"
         }
         assert counts(limited) == (2, 2, 2)
-        body, headers = signed({"text": "Fall, hip pain"}, "p_1")
+        body, headers = signed({"text": "Fall, hip pain"}, "p_1", secret=PAGER_SECRET)
         assert client.post("/v1/intake/pager", content=body, headers=headers).status_code == 202
         clock.now += int(refused.headers["retry-after"])
         body, headers = signed({"text": "Call 2: chest pain"}, "msg_2")
