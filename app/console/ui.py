@@ -31,6 +31,7 @@ from app.console.dashboard import (
 )
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
+from app.console.gradio_guard import GradioSessionGuard
 from app.console.history import action_choices
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
@@ -116,9 +117,15 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
 
     cookie = cookie_name(settings.session_cookie_secure)
 
-    def current(request: Request) -> Principal | None:
+    def session_principal(token: str | None) -> Principal | None:
         with session_scope(settings.database_url) as session:
-            return principal_for_session(session, request.cookies.get(cookie))
+            return principal_for_session(session, token)
+
+    def current(request: Request) -> Principal | None:
+        return session_principal(request.cookies.get(cookie))
+
+    # Every path under /console/ but the page needs the session; Gradio's sessions, events and streams are held to it.
+    app.add_middleware(GradioSessionGuard, cookie=cookie, principal_for=session_principal)
 
     @app.middleware("http")
     async def console_needs_a_session(request: Request, call_next: Any) -> Response:

@@ -1,5 +1,6 @@
-"""The console's session as a dispatcher meets it in real headless Chromium, against a real uvicorn: one session per
-user (a second screen's sign-in ends the first, which says why)."""
+"""The console's session as a dispatcher meets it in real headless Chromium, against a real uvicorn: Gradio's own
+events run through the session guard (`app/console/gradio_guard.py`), and one session per user (a second screen's
+sign-in ends the first, which says why)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,24 @@ def signed_in_console(browser: Any, site: Site) -> Any:
     page.click("button[type=submit]")
     page.wait_for_selector(f"#queue tr.incident[data-id='{site.incident_id}']", timeout=60_000)
     return page
+
+
+def test_the_console_s_own_gradio_events_run_in_its_session(site: Site, browser: Any) -> None:
+    """The page's session hash is namespaced by the guard, its heartbeat is open, and its events are answered: an
+    incident opens and a claim is confirmed."""
+    page = signed_in_console(browser, site)
+    heartbeats: list[int] = []
+    page.on("response", lambda answer: "/heartbeat/" in answer.url and heartbeats.append(answer.status))
+    page.click(f"#queue tr.incident[data-id='{site.incident_id}']")
+    page.wait_for_selector("#incident-view .message", timeout=30_000)
+    assert "Chest pain, sweating" in page.inner_text("#incident-view")
+    page.click("#claim")
+    page.wait_for_function("document.querySelector('#action-result').innerText.includes('Claimed.')", timeout=30_000)
+    page.reload()  # a new page: a new heartbeat
+    page.wait_for_selector(f"#queue tr.incident[data-id='{site.incident_id}']", timeout=60_000)
+    page.wait_for_timeout(1000)
+    assert heartbeats and set(heartbeats) == {200}
+    page.context.close()
 
 
 def test_signing_in_on_a_second_screen_signs_the_first_out_and_it_says_why(site: Site, browser: Any) -> None:
