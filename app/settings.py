@@ -24,7 +24,11 @@ DEFAULT_LLM = "Qwen/Qwen2.5-0.5B-Instruct"
 """The small instruct model the engine serves by default: downloaded once from the Hugging Face hub (internet
 needed once), or any local directory with the same files."""
 PLACEHOLDER_SECRET = "whsec_" + base64.b64encode(b"triage-dispatch development secret").decode()
-"""Works out of the box on a laptop; refused in production."""
+"""The `demo` source's secret out of the box on a laptop (`triage-dispatch demo` signs with it); refused in
+production."""
+CONSOLE_PLACEHOLDER_SECRET = "whsec_" + base64.b64encode(b"triage-dispatch console development secret").decode()
+"""The `console` source's, likewise: a secret belongs to one source only, placeholders included."""
+PLACEHOLDER_SECRETS = (PLACEHOLDER_SECRET, CONSOLE_PLACEHOLDER_SECRET)
 
 
 _POLICY_DEFAULTS = PolicyOptions()
@@ -36,15 +40,40 @@ class SettingsError(ValueError):
     """A setting that cannot be used (named, with the reason)."""
 
 
-def _check_secret(source: str, secret: str) -> None:
+def secret_problem(secret: str) -> str:
+    """Why `secret` cannot sign a source's calls ("" when it can): `whsec_` and at least 24 bytes of base64."""
     if not secret.startswith("whsec_"):
-        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret must start with 'whsec_'")
+        return "a secret must start with 'whsec_'"
     try:
         key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
     except binascii.Error:
-        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: the part after 'whsec_' is not base64") from None
-    if len(key) < 24:
-        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: a secret needs at least 24 random bytes")
+        return "the part after 'whsec_' is not base64"
+    return "a secret needs at least 24 random bytes" if len(key) < 24 else ""
+
+
+def _check_secret(source: str, secret: str) -> None:
+    if problem := secret_problem(secret):
+        raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}]: {problem}")
+
+
+def _check_one_source_per_secret(webhook_secrets: dict[str, list[str]]) -> None:
+    """A secret belongs to one source: a Standard Webhooks signature covers the call's id, time and body, not the
+    source it is posted to, so two sources sharing a secret could each send as the other (named, never echoed)."""
+    owners: dict[bytes, str] = {}
+    for source, secrets in webhook_secrets.items():
+        for secret in secrets:
+            owner = owners.setdefault(secret_key(secret), source)
+            if owner != source:
+                raise SettingsError(
+                    f"TRIAGE_WEBHOOK_SECRETS: sources {owner!r} and {source!r} share a secret; a secret belongs to "
+                    "one source only (a signature does not cover the source it is posted to, so each could send as "
+                    "the other): give each source its own (.env.example shows how to make one)"
+                )
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key a `whsec_` secret stands for (two spellings of one key are one secret)."""
+    return base64.b64decode(secret.removeprefix("whsec_"))
 
 
 def _comma_separated(value: object) -> object:
@@ -91,9 +120,9 @@ class Settings(BaseSettings):
     `unix://`, or `redis+sentinel://[[user]:password@]host:port[,host:port...]/service[/db][?sentinel_password=...]`
     (`app/redis/urls.py`)."""
     webhook_secrets: dict[str, list[str]] = Field(
-        default_factory=lambda: {"console": [PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
+        default_factory=lambda: {"console": [CONSOLE_PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
     )
-    """Source name -> its `whsec_` secrets (several during a rotation)."""
+    """Source name -> its `whsec_` secrets (several during a rotation); a secret belongs to one source only."""
     webhook_tolerance_s: int = 300
     intake_limit: str = DEFAULT_INTAKE_LIMIT
     """Each source's intake limit in `limits` notation (every window must hold); past it a call gets 429 with
@@ -236,6 +265,7 @@ class Settings(BaseSettings):
                 raise SettingsError(f"TRIAGE_WEBHOOK_SECRETS[{source!r}] has no secret")
             for secret in secrets:
                 _check_secret(source, secret)
+        _check_one_source_per_secret(self.webhook_secrets)
         try:
             parse_limit("(TRIAGE_INTAKE_LIMIT)", self.intake_limit)
             for source, limit in self.intake_limits.items():
@@ -248,7 +278,11 @@ class Settings(BaseSettings):
                 f"TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: {', '.join(unknown)}"
             )
         if self.env == "production":
-            placeholders = [source for source, secrets in self.webhook_secrets.items() if PLACEHOLDER_SECRET in secrets]
+            placeholders = [
+                source
+                for source, secrets in self.webhook_secrets.items()
+                if any(secret in PLACEHOLDER_SECRETS for secret in secrets)
+            ]
             if placeholders:
                 raise SettingsError(
                     "production refuses the development placeholder webhook secret "

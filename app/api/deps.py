@@ -9,9 +9,9 @@ from fastapi import Depends, HTTPException, Request
 from prometheus_client import CollectorRegistry
 from sqlalchemy.orm import Session
 
+from app.api.origins import bearer_token
 from app.auth.accounts import Principal, principal_for_token
-from app.console.sessions import COOKIE as SESSION_COOKIE
-from app.console.sessions import principal_for_session
+from app.console.sessions import cookie_name, principal_for_session
 from app.db.models import Role
 from app.db.session import session_factory
 from app.incidents.actions import DISPATCH_ROLES
@@ -71,13 +71,17 @@ SourceLimitsDep = Annotated[SourceLimits, Depends(get_source_limits)]
 
 
 def current_principal(request: Request, session: SessionDep, settings: SettingsDep) -> Principal:
-    """Someone allowed to read incidents: a bearer token's user, the console's session, or the dev open API."""
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        principal = principal_for_token(session, header[7:].strip())
-        if principal is not None:
-            return principal
-    console_user = principal_for_session(session, request.cookies.get(SESSION_COOKIE))
+    """Someone allowed to read incidents: a bearer token's user, the console's session, or the dev open API. A bearer
+    header decides alone: a token that is not valid is a 401, whatever cookie comes with it (the origin check lets
+    bearer calls through because a browser never adds one itself; a fallback to the cookie would carry a session
+    past it)."""
+    token = bearer_token(request.headers)
+    if token is not None:
+        principal = principal_for_token(session, token) if token else None
+        if principal is None:
+            raise HTTPException(401, "this API token is not valid (revoked, of a disabled user, or never issued)")
+        return principal
+    console_user = principal_for_session(session, request.cookies.get(cookie_name(settings.session_cookie_secure)))
     if console_user is not None:
         return console_user
     if settings.api_open:

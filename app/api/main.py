@@ -19,7 +19,7 @@ from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.origins import CrossOriginRefusalMiddleware
 from app.api.routes import health, incidents, intake
 from app.console.first_run import SETUP_PATH
-from app.console.sessions import COOKIE as SESSION_COOKIE
+from app.console.sessions import cookie_name
 from app.incidents.pipeline import run_reconciler
 from app.intake.limits import source_limits_for
 from app.intake.sources import source_state_cache
@@ -109,7 +109,7 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
     # subdomain is the same site, so the SameSite=Lax cookie goes along. This refuses such a request before it runs.
     app.add_middleware(
         CrossOriginRefusalMiddleware,
-        cookie=SESSION_COOKIE,
+        cookie=cookie_name(settings.session_cookie_secure),
         always=SIGN_IN_PATHS,
         exempt_prefixes=("/v1/intake/",),
         check_all=settings.api_open,

@@ -65,6 +65,18 @@ def cross_origin_reason(scope: Scope, headers: Headers, *, with_session: bool = 
     return reason
 
 
+def bearer_token(headers: Headers) -> str | None:
+    """The credentials of an `Authorization: Bearer ...` header ("" when it has none); None without one."""
+    scheme, _, credentials = headers.get("authorization", "").strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else None
+
+
+def without_cookie(raw: str, name: str) -> str:
+    """A `Cookie` header with every `name=...` pair removed (split as Starlette's own parser splits it)."""
+    kept = [pair for pair in raw.split(";") if pair.split("=", 1)[0].strip() != name]
+    return ";".join(kept).strip()
+
+
 def carries_cookie(headers: Headers, name: str) -> bool:
     raw = headers.get("cookie", "")
     if name not in raw:
@@ -82,7 +94,8 @@ class CrossOriginRefusalMiddleware:
     another origin: one carrying the session cookie (which must also name its origin), and one from another origin to
     the sign-in paths (login and logout CSRF, the first run's setup) or, while the development open API needs no
     credentials, to any path. A bearer-token request, and the webhook paths (signed bodies), are not checked: a browser
-    never adds those credentials by itself."""
+    never adds those credentials by itself. A bearer request loses the session cookie here, so the exemption cannot
+    carry a session: behind this middleware, a request with a bearer header is its token's or no one's."""
 
     def __init__(
         self,
@@ -104,14 +117,26 @@ class CrossOriginRefusalMiddleware:
         path: str = scope["path"]
         if scope["method"] in SAFE_METHODS or path.startswith(self.exempt_prefixes):
             return None
-        if headers.get("authorization", "").lower().startswith("bearer "):
+        if bearer_token(headers) is not None:
             return None
         with_session = carries_cookie(headers, self.cookie)
         if not (with_session or self.check_all or path in self.always):
             return None
         return cross_origin_reason(scope, headers, with_session=with_session)
 
+    def _drop_session(self, scope: Scope, headers: Headers) -> Scope:
+        """The scope of a bearer request with the session cookie removed (the same scope otherwise)."""
+        if bearer_token(headers) is None or not carries_cookie(headers, self.cookie):
+            return scope
+        kept = [(key, value) for key, value in scope["headers"] if key != b"cookie"]
+        cookie = without_cookie(headers.get("cookie", ""), self.cookie)
+        if cookie:
+            kept.append((b"cookie", cookie.encode("latin-1")))
+        return {**scope, "headers": kept}
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = self._drop_session(scope, Headers(scope=scope))
         if scope["type"] == "http":
             reason = self.reason(scope, Headers(scope=scope))
             if reason is not None:

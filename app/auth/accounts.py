@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.auth.user_rules import check_new_user
 from app.db.models import ApiToken, Role, User, utcnow
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -31,8 +32,7 @@ class Principal:
 
 
 def hash_password(password: str) -> str:
-    if len(password) < 8:
-        raise ValueError("a password needs at least 8 characters")
+    """The scrypt hash stored for a password (`add_user` checks the password against the rule first)."""
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P)
     encoded = [base64.b64encode(part).decode() for part in (salt, digest)]
@@ -55,10 +55,13 @@ def token_sha256(token: str) -> str:
 
 
 def add_user(session: Session, name: str, role: Role | str, password: str | None = None) -> User:
-    """A new user; the name must be new."""
+    """A new user: the name and password within the rule (`app.auth.user_rules`, raising `UserRuleError`), the name
+    new, in any case (`Dana` and `dana` would be two people in the audit who read alike)."""
     role = Role(role)
-    if session.scalar(select(User.id).where(User.name == name)) is not None:
-        raise ValueError(f"user {name!r} already exists")
+    check_new_user(name, password)
+    same = session.scalar(select(User.name).where(func.lower(User.name) == name.lower()))
+    if same is not None:
+        raise ValueError(f"user {name!r} already exists" + (f" as {same!r}" if same != name else ""))
     user = User(name=name, role=role.value, password_hash=hash_password(password) if password else None)
     session.add(user)
     session.flush()

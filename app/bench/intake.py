@@ -166,7 +166,7 @@ def _warm_worker(port: int, database_url: str) -> None:
 
 
 def _wait_queued(database_url: str, count: int, timeout_s: float) -> dict[str, float]:
-    engine = create_engine(database_url)
+    engine = create_engine(database_url, hide_parameters=True)  # reads only; no call in an error either
     deadline = time.monotonic() + timeout_s
     while True:
         with engine.connect() as connection:

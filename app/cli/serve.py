@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,8 +56,17 @@ def instance_lock(data_dir: Path) -> Iterator[IO[str]]:
         handle.close()
 
 
+GROUP_SETTLE_S = 2.0
+"""After a child has stopped, how long the rest of its process group gets to end by itself (Python's resource tracker
+ends when its parent does)."""
+GROUP_STOP_S = 5.0
+"""Then how long what is still left of the group gets after SIGTERM before SIGKILL."""
+
+
 class Children:
-    """The processes `serve` started, stopped in reverse order (redis-server, started first, stops last)."""
+    """The processes `serve` started, stopped in reverse order (redis-server, started first, stops last), each with
+    whatever it started itself: every child leads a process group of its own (`die_with_parent`), which its own
+    children join, vLLM's engine core and model workers included."""
 
     def __init__(self) -> None:
         self.processes: list[subprocess.Popen[bytes]] = []
@@ -72,6 +83,46 @@ class Children:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            stop_group(process.pid)
+
+
+def stop_group(pgid: int, settle_s: float = GROUP_SETTLE_S, grace_s: float = GROUP_STOP_S) -> list[str]:
+    """End what is left of a stopped child's process group, after `settle_s` for it to end by itself (a child killed
+    before it could stop its own children orphans them there): SIGTERM, then SIGKILL after `grace_s`. The command
+    lines of the processes it had to stop (said on the console)."""
+    if not _group_outlives(pgid, settle_s):
+        return []
+    left = list(_group_members(pgid).values())
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTERM)
+    if _group_outlives(pgid, grace_s):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    _out.print(f"stopped {len(left)} process(es) left in process group {pgid}: {'; '.join(left)}", markup=False)
+    return left
+
+
+def _group_outlives(pgid: int, timeout_s: float) -> bool:
+    """Whether a process of the group still runs after up to `timeout_s` (waited for as long as one does)."""
+    deadline = time.monotonic() + timeout_s
+    while _group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return bool(_group_members(pgid))
+
+
+def _group_members(pgid: int) -> dict[int, str]:
+    """The group's running processes (zombies, waiting for init to reap them, are not) by pid: their command lines."""
+    members = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except (OSError, IndexError, ValueError):
+            continue
+    return members
 
 
 class _Stop(SystemExit):

@@ -96,10 +96,17 @@ def sources_rotate_secret(
     grace_hours: Annotated[
         float | None, typer.Option(help="How long its current secrets stay accepted (default TRIAGE_SECRET_GRACE_S).")
     ] = None,
+    secret: Annotated[
+        str | None,
+        typer.Option(
+            help="The sender's own new `whsec_` secret, for senders that make it themselves (else a new one)."
+        ),
+    ] = None,
 ) -> None:
     """A new signing secret for a source, printed once (give it to the sender); its current secrets stay accepted
-    for the grace period, then only the new one is."""
-    from app.intake.sources import rotate_secret
+    for the grace period, then only the new one is. A secret another source holds is refused: a secret belongs to one
+    source only."""
+    from app.intake.sources import SecretRefusedError, rotate_secret
 
     with _session() as (session, settings):
         grace = (
@@ -109,5 +116,8 @@ def sources_rotate_secret(
         )
         if grace <= dt.timedelta(0):
             raise typer.BadParameter("the grace must be positive", param_hint="--grace-hours")
-        secret = rotate_secret(session, settings, source, grace)
+        try:
+            secret = rotate_secret(session, settings, source, grace, secret)
+        except SecretRefusedError as error:
+            raise typer.BadParameter(str(error), param_hint="--secret") from None
     typer.echo(secret)

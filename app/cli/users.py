@@ -47,20 +47,26 @@ def users_add(
     password: Annotated[str | None, typer.Option(help="Console password (prompted if omitted).")] = None,
     no_password: Annotated[bool, typer.Option(help="API-token-only user.")] = False,
 ) -> None:
-    """Add a user (for the console and the API)."""
+    """Add a user (for the console and the API). The name: 1 to 64 letters a-z and A-Z, digits, '.', '_' and '-';
+    the password: at least 10 characters, not the name (the rule the first run's /setup holds)."""
     from app.auth.accounts import add_user
+    from app.auth.user_rules import UserRuleError, user_name_problem
     from app.db.session import session_scope
 
     if role not in {r.value for r in Role}:
         raise typer.BadParameter(f"role must be one of {', '.join(r.value for r in Role)}", param_hint="--role")
+    if problem := user_name_problem(name):  # before the password is asked for; the name itself is never echoed
+        raise typer.BadParameter(problem, param_hint="NAME")
     if password is None and not no_password:
         password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
     url = _database_url()
     try:
         with session_scope(url) as session:
             add_user(session, name, role, password)
+    except UserRuleError as error:
+        raise typer.BadParameter(str(error), param_hint="--password") from None
     except ValueError as error:
-        raise typer.BadParameter(str(error)) from error
+        raise typer.BadParameter(str(error), param_hint="NAME") from None
     _out.print(f"user {name} ({role}) added")
 
 

@@ -14,13 +14,13 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.accounts import add_user
+from app.auth.user_rules import MIN_PASSWORD_CHARS, password_problem, user_name_problem
 from app.console.sessions import open_session, set_session_cookie
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.settings import Settings
 
 SETUP_PATH = "/setup"
-MIN_PASSWORD_CHARS = 10
 SETUP_PAGE = """<!doctype html><html><head><title>First run - triage-dispatch</title>
 <style>body{{font-family:system-ui,sans-serif;background:#eceff1;display:flex;justify-content:center;padding-top:8vh}}
 form,div.box{{background:#fff;padding:32px;border-radius:8px;box-shadow:0 2px 8px #0002;width:360px}}
@@ -30,7 +30,8 @@ button{{width:100%;padding:10px;background:#1565c0;color:#fff;border:0;border-ra
 SETUP_FORM = """<form method="post" action="/setup"><h2>triage-dispatch: first run</h2>
 <p>Create the first supervisor. Supervisors add the other users (<code>triage-dispatch users add</code>).</p>{error}
 <input type="hidden" name="token" value="{token}">
-<label>User<input name="username" autocomplete="username" value="{name}" autofocus></label>
+<label>User (letters, digits, '.', '_' or '-')<input name="username" autocomplete="username" value="{name}"
+ autofocus></label>
 <label>Password (at least {min_chars} characters)<input name="password" type="password"
  autocomplete="new-password"></label>
 <label>Password again<input name="password2" type="password" autocomplete="new-password"></label>
@@ -78,11 +79,10 @@ class SetupLink:
 
 
 def setup_form_error(name: str, password: str, password2: str) -> str:
-    """Why the form cannot create the user ("" if it can)."""
-    if not name or len(name) > 128 or name != name.strip():
-        return "Choose a user name (1 to 128 characters, no spaces around it)."
-    if len(password) < MIN_PASSWORD_CHARS:
-        return f"The password needs at least {MIN_PASSWORD_CHARS} characters."
+    """Why the form cannot create the user ("" if it can): the rule `users add` holds too, then the two passwords."""
+    problem = user_name_problem(name) or password_problem(password, name)
+    if problem:
+        return f"{problem[0].upper()}{problem[1:]}."
     if password != password2:
         return "The two passwords differ."
     return ""

@@ -31,6 +31,7 @@ FIELDS = {
     "template": "template",
     "card": "protocol card",
     "steps_done": "card steps done",
+    "entered_by": "typed by",
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""

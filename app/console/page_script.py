@@ -1,15 +1,15 @@
 """The console page's script: the queue from the server's stream, the wait clocks (coloured against each row's
-target), the urgent alert that names its calls, row clicks."""
+target), the urgent alert that names its calls, row clicks, the sign-in page once the session has ended."""
 
 from __future__ import annotations
 
-from app.console.queue_stream import STREAM_PATH
+from app.console.queue_stream import SESSION_PATH, STREAM_PATH
 from app.console.render import NEAR_SHARE
 
 _SCRIPT = """
 <script>
 (() => {
-  const STREAM = "@STREAM@", NEAR = @NEAR@, NAMED = 3;
+  const STREAM = "@STREAM@", SESSION = "@SESSION@", SIGNED_OUT = "@SIGNED_OUT@", NEAR = @NEAR@, NAMED = 3;
   const baseTitle = "triage-dispatch console";
   const seen = new Set();
   let firstAlert = true, unread = [], offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
@@ -136,7 +136,21 @@ _SCRIPT = """
       button.click();
     }
   }
-  if (window.EventSource) new EventSource(STREAM).addEventListener("queue", onQueue);
+  function watchQueue() {
+    // A stream the server refuses (its session ended: the user signed in on another screen, signed out, or was
+    // signed out by a supervisor) is not retried by the browser: the page asks whether the session is live and, if
+    // not, goes to the sign-in page, which says why. A network blip is retried by the browser itself.
+    const source = new EventSource(STREAM);
+    source.addEventListener("queue", onQueue);
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED) return;
+      const again = () => setTimeout(watchQueue, 2000);
+      fetch(SESSION, { cache: "no-store" }).then((answer) => {
+        if (answer.status === 401) window.location.assign(SIGNED_OUT); else again();
+      }, again);
+    });
+  }
+  if (window.EventSource) watchQueue();
   setInterval(() => {
     if (shownBody === null || !document.body.contains(shownBody)) render();  // Gradio drew the queue anew
     tickClocks();
@@ -169,5 +183,12 @@ _SCRIPT = """
 </script>
 """
 
-PAGE_SCRIPT = _SCRIPT.replace("@STREAM@", STREAM_PATH).replace("@NEAR@", str(NEAR_SHARE))
+SIGNED_OUT_PATH = "/login?next=/console/&error=ended"
+"""Where a console whose session ended goes: the sign-in page, saying why."""
+PAGE_SCRIPT = (
+    _SCRIPT.replace("@STREAM@", STREAM_PATH)
+    .replace("@SESSION@", SESSION_PATH)
+    .replace("@SIGNED_OUT@", SIGNED_OUT_PATH)
+    .replace("@NEAR@", str(NEAR_SHARE))
+)
 """In the console page's head (`gr.mount_gradio_app(head=...)`)."""

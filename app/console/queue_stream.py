@@ -35,6 +35,8 @@ from app.redis.shared_value import SharedValue
 from app.status.engine import EngineStatusCache
 
 STREAM_PATH = "/console/stream/queue"
+SESSION_PATH = "/console/stream/session"
+"""204 while the caller's console session is live, else 401: asked by the page when its queue stream is refused."""
 TICK_S = 1.0
 """How often a stream looks for changes (one shared read of the queue per tick, whatever the number of consoles)."""
 KEEPALIVE_S = 15.0
@@ -170,7 +172,13 @@ async def queue_events(
 def add_queue_stream(
     app: FastAPI, shared: SharedValue[QueueView], current: Callable[[Request], Principal | None]
 ) -> None:
-    """`GET /console/stream/queue`: the queue's events for a signed-in console user."""
+    """`GET /console/stream/queue`: the queue's events for a signed-in console user; `GET /console/stream/session`:
+    whether the caller's session is still live."""
+
+    @app.get(SESSION_PATH, include_in_schema=False)
+    async def session_live(request: Request) -> Response:
+        principal = await run_in_threadpool(current, request)
+        return Response(status_code=204 if principal is not None else 401, headers={"Cache-Control": "no-store"})
 
     @app.get(STREAM_PATH, include_in_schema=False)
     async def queue_stream(request: Request) -> Response:

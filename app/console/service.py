@@ -204,7 +204,7 @@ def new_message(session: Session, principal: Principal | None, text: str, caller
     except ValidationError as error:
         raise ActionError("; ".join(f"{field}: {reason}" for field, reason in refusals(error))) from None
     assert principal is not None  # `require` refused anyone else
-    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message, actor=principal.name)
+    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message, entered_by=principal.name)
     return incident_id
 
 
@@ -268,8 +268,8 @@ def audit_events(
     query = select(IncidentEvent).order_by(IncidentEvent.id.desc())
     if incident_id:
         query = query.where(IncidentEvent.incident_id.startswith(incident_id, autoescape=True))
-    if actor:
-        query = query.where(IncidentEvent.actor == actor)
+    if actor:  # what the user did, and the calls they typed (received from the console source, `entered_by` them)
+        query = query.where(or_(IncidentEvent.actor == actor, IncidentEvent.after["entered_by"].as_string() == actor))
     if action:
         query = query.where(IncidentEvent.action == action)
     if since is not None:

@@ -16,6 +16,10 @@ from app.auth.signin_throttle import SignInThrottle
 from app.db.models import ConsoleSession, Role, User, utcnow
 
 COOKIE = "triage_session"
+"""The session cookie's name over plain HTTP (development, or a pilot with TRIAGE_COOKIE_SECURE=false)."""
+HOST_COOKIE = "__Host-" + COOKIE
+"""Its name whenever it is `Secure` (production's default): browsers then hold it to `Secure`, `Path=/` and no
+`Domain`, so a sibling subdomain or a plain-HTTP page can neither set nor shadow it."""
 SESSION_HOURS = 12
 """A shift."""
 _CACHE_S = 2.0
@@ -57,7 +61,11 @@ def sign_in(session: Session, name: str, password: str) -> str | None:
 
 
 def open_session(session: Session, user: User) -> str:
-    """A new console session for the user (a shift long): its cookie token, stored only as its hash."""
+    """A new console session for the user (a shift long): its cookie token, stored only as its hash. The user's
+    older sessions end (one live session per user): a console left signed in on a shared or stolen screen stops
+    when its user signs in anywhere else, and a user's signing in is the sign that they hold no other screen.
+    The screen that lost its session goes to the sign-in page saying why (`page_script.py`), within about 3 s."""
+    end_sessions(session, user)
     token = secrets.token_urlsafe(32)
     session.add(
         ConsoleSession(
@@ -67,9 +75,30 @@ def open_session(session: Session, user: User) -> str:
     return token
 
 
+def cookie_name(secure: bool) -> str:
+    """The session cookie's name: `__Host-triage_session` when `Secure`, else `triage_session` (a browser refuses a
+    `__Host-` cookie without `Secure`, and a `Secure` one over plain HTTP). Only this name is read."""
+    return HOST_COOKIE if secure else COOKIE
+
+
 def set_session_cookie(response: Response, token: str, secure: bool) -> None:
-    """The console's session cookie on a response (a shift long, not readable by scripts, not sent cross-site)."""
-    response.set_cookie(COOKIE, token, max_age=SESSION_HOURS * 3600, httponly=True, samesite="lax", secure=secure)
+    """The console's session cookie on a response (a shift long, not readable by scripts, not sent cross-site; for
+    the whole site, no `Domain`)."""
+    response.set_cookie(
+        cookie_name(secure),
+        token,
+        max_age=SESSION_HOURS * 3600,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=secure,
+    )
+
+
+def clear_session_cookie(response: Response, secure: bool) -> None:
+    """The session cookie removed (with the attributes it was set with: a `__Host-` one needs `Secure` and `Path=/`
+    even to be removed)."""
+    response.delete_cookie(cookie_name(secure), path="/", httponly=True, samesite="lax", secure=secure)
 
 
 def sign_out(session: Session, token: str) -> None:

@@ -31,6 +31,7 @@ from app.console.dashboard import (
 )
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
+from app.console.gradio_guard import GradioSessionGuard
 from app.console.history import action_choices
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
@@ -55,8 +56,9 @@ from app.console.service import (
     switch_card,
 )
 from app.console.sessions import (
-    COOKIE,
     SignInResult,
+    clear_session_cookie,
+    cookie_name,
     principal_for_session,
     set_session_cookie,
     sign_out,
@@ -84,7 +86,11 @@ button{{width:100%;padding:10px;background:#1565c0;color:#fff;border:0;border-ra
 <button type="submit">Sign in</button></form></body></html>"""
 
 
-LOGIN_ERRORS = {"credentials": "Wrong user or password."}
+LOGIN_ERRORS = {
+    "credentials": "Wrong user or password.",
+    "ended": "You were signed out here: your user signed in on another screen (one session per user), signed out, "
+    "or was signed out by a supervisor. Sign in again to work on this screen.",
+}
 LOGOUT_PAGE = """<!doctype html><html><head><title>Sign out - triage-dispatch</title></head>
 <body style="font-family:system-ui,sans-serif;padding:10vh"><form method="post" action="/logout">
 <button type="submit" id="sign-out">Sign out</button></form></body></html>"""
@@ -109,9 +115,17 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     def home() -> Response:
         return RedirectResponse("/console/", status_code=303)
 
-    def current(request: Request) -> Principal | None:
+    cookie = cookie_name(settings.session_cookie_secure)
+
+    def session_principal(token: str | None) -> Principal | None:
         with session_scope(settings.database_url) as session:
-            return principal_for_session(session, request.cookies.get(COOKIE))
+            return principal_for_session(session, token)
+
+    def current(request: Request) -> Principal | None:
+        return session_principal(request.cookies.get(cookie))
+
+    # Every path under /console/ but the page needs the session; Gradio's sessions, events and streams are held to it.
+    app.add_middleware(GradioSessionGuard, cookie=cookie, principal_for=session_principal)
 
     @app.middleware("http")
     async def console_needs_a_session(request: Request, call_next: Any) -> Response:
@@ -189,12 +203,12 @@ def _add_sign_in_routes(app: FastAPI, settings: Settings) -> None:
 
     @app.post("/logout")
     def logout(request: Request) -> Response:
-        token = request.cookies.get(COOKIE)
+        token = request.cookies.get(cookie_name(settings.session_cookie_secure))
         if token:
             with session_scope(settings.database_url) as session:
                 sign_out(session, token)
         response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(COOKIE)
+        clear_session_cookie(response, settings.session_cookie_secure)
         return response
 
 

@@ -12,14 +12,22 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+HIDE_PARAMETERS = True
+"""Every engine the product makes passes this as `hide_parameters`: a failed statement's error (and every traceback
+or log line that quotes it) then says `[SQL parameters hidden due to hide_parameters=True]` instead of the values,
+which are the calls themselves (text, caller, location)."""
+
 
 def make_engine(database_url: str) -> Engine:
-    """An engine for the URL; a SQLite file's directory is created."""
+    """An engine for the URL (its statements' parameters never in an error); a SQLite file's directory is
+    created."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"timeout": 30, "check_same_thread": False}, hide_parameters=HIDE_PARAMETERS
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(connection: Any, _record: Any) -> None:
@@ -30,7 +38,7 @@ def make_engine(database_url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=HIDE_PARAMETERS)
 
 
 @functools.cache

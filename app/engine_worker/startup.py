@@ -115,16 +115,27 @@ async def start_engine(
             await asyncio.sleep(min(STATE_EVERY_S, left))
 
 
+ABORT_EVERY_S = 0.5
+"""While a stopped start has not ended, the engine is told again this often (`Engine.abort_start`): a process it
+makes after one call is ended at the next."""
+
+
 async def start_or_stop(engine: Engine) -> None:
-    """Start the engine; cancelled meanwhile (a stop signal), wait for the start, which runs in a thread and cannot
-    be interrupted, then stop what it started: a half-started engine's threads kept the process alive for ever."""
+    """Start the engine; cancelled meanwhile (a stop signal), make the start end at once (`Engine.abort_start`: the
+    vLLM engine ends the processes loading the model, which on a GPU would hold its memory for minutes), wait for it,
+    which runs in a thread and cannot be interrupted, then stop what it started: a half-started engine's threads
+    kept the process alive for ever."""
     starting = asyncio.ensure_future(engine.start())
     try:
         await asyncio.shield(starting)
     except asyncio.CancelledError:
+        log.info("engine worker: stopping the %s engine's start", engine.name)
         while not starting.done():  # a second stop signal must not end the wait either
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait([starting])
+                await asyncio.to_thread(engine.abort_start)
+                await asyncio.wait([starting], timeout=ABORT_EVERY_S)
+        if not starting.cancelled() and starting.exception() is not None:
+            log.info("engine worker: the start ended: %s", starting.exception())
         await engine.stop()
         raise
     except BaseException:

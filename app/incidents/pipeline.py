@@ -54,10 +54,11 @@ CHARS_PER_TOKEN = 4
 
 
 def store_message(
-    session: Session, source: str, webhook_id: str, message: IntakeMessage, actor: str | None = None
+    session: Session, source: str, webhook_id: str, message: IntakeMessage, entered_by: str | None = None
 ) -> tuple[str, bool]:
     """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing.
-    `actor`: who entered it, for the audit (default `system:intake:<source>`; the console names its user)."""
+    Its `received` event's actor is always the intake source (`system:intake:<source>`, the console's too, as the
+    threat model says); `entered_by`, the user who typed it in the console, is kept in the same audit row."""
 
     def existing_id() -> str | None:
         return session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
@@ -89,9 +90,13 @@ def store_message(
     session.add(
         IncidentEvent(
             incident_id=incident.id,
-            actor=actor or f"system:intake:{source}",
+            actor=f"system:intake:{source}",
             action="received",
-            after={"webhook_id": webhook_id, "call_id": message.call_id},
+            after={
+                "webhook_id": webhook_id,
+                "call_id": message.call_id,
+                **({"entered_by": entered_by} if entered_by is not None else {}),
+            },
         )
     )
     return incident.id, False

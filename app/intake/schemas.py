@@ -14,7 +14,8 @@ from triage_models.text import MAX_MESSAGE_CHARS
 class IntakeMessage(BaseModel):
     """A call transcript (or typed message) as a transcription system or the console sends it."""
 
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, hide_input_in_errors=True)
+    """A refusal names the field and the reason, never what was sent: its text can reach a log (a traceback)."""
 
     text: str = Field(max_length=MAX_MESSAGE_CHARS)
     caller: str | None = Field(default=None, max_length=255)
@@ -38,8 +39,19 @@ class IntakeMessage(BaseModel):
     @field_validator("received_at")
     @classmethod
     def _aware(cls, value: dt.datetime | None) -> dt.datetime | None:
-        if value is not None and value.tzinfo is None:
+        """A time zone, and a moment UTC can hold: it is stored in UTC (`0001-01-01T00:00:00+01:00` is in year 0
+        there). A representable time is kept as sent, even far off: a call is not refused over its sender's clock."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
             raise ValueError("received_at needs a time zone (e.g. 2026-11-21T06:00:00Z)")
+        try:
+            value.astimezone(dt.UTC)
+        except OverflowError:
+            raise ValueError(
+                "received_at is outside the dates this service can store (years 1 to 9999 once in UTC); send the "
+                "time the call was received, with its time zone"
+            ) from None
         return value
 
 

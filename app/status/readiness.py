@@ -17,6 +17,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from app.db.session import HIDE_PARAMETERS
 from app.redis import keys
 from app.redis.queueing import side_redis_client
 from app.settings import Settings
@@ -56,7 +57,7 @@ def readiness_engine(database_url: str) -> Engine:
     elif url.get_backend_name() == "postgresql":
         # libpq's connect_timeout counts whole seconds, 2 at least.
         connect_args = {"connect_timeout": 2, "options": f"-c statement_timeout={int(CHECK_TIMEOUT_S * 1000)}"}
-    return create_engine(url, poolclass=NullPool, connect_args=connect_args)
+    return create_engine(url, poolclass=NullPool, connect_args=connect_args, hide_parameters=HIDE_PARAMETERS)
 
 
 def check_readiness(settings: Settings) -> dict[str, str]:

@@ -105,6 +105,12 @@ class Engine(abc.ABC):
     async def stop(self) -> None:
         """Stop stepping and release the model."""
 
+    def abort_start(self) -> None:
+        """Make a `start` under way (in another task) end as soon as it can, with an error: called, from a worker
+        thread, by whoever was told to stop while the engine was starting, until that start has ended. By default
+        nothing: the start runs to its end and `stop` then releases what it made."""
+        return None
+
     @abc.abstractmethod
     def submit(self, request: EngineRequest) -> AsyncIterator[TokenChunk]:
         """Queue a request; iterate its tokens as they are generated. Raises `RequestRejectedError` up front."""

@@ -194,6 +194,32 @@ def _shut_down_class(cls: type) -> type:
     return type(f"ShutDown{cls.__name__}", (cls,), {"__del__": lambda self: None, "__module__": __name__})
 
 
+def stop_vllm_processes(timeout_s: float) -> list[int]:
+    """End the processes vLLM started from this process through `multiprocessing` (its engine core) and every
+    process under them (the model's workers): SIGTERM, then SIGKILL to those still alive after `timeout_s`; their
+    pids. Python's own helpers (the resource tracker) are not `multiprocessing` children and are left alone. Only
+    for a start under way: a started engine is stopped by `VLLMEngine.stop`, through vLLM."""
+    import multiprocessing
+
+    import psutil
+
+    processes = []
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(psutil.Error):
+            top = psutil.Process(child.pid)
+            processes += [top, *top.children(recursive=True)]  # listed first: orphaned, they are no one's children
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            process.terminate()
+    _, alive = psutil.wait_procs(processes, timeout=timeout_s)
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(alive, timeout=timeout_s)
+    multiprocessing.active_children()  # reaps the engine core
+    return [process.pid for process in processes]
+
+
 _RESUBMIT = object()
 _DONE = object()
 
@@ -266,6 +292,8 @@ class VLLMEngine(Engine):
         self._finished = 0
         self._restart_lock = asyncio.Lock()
         self._failure: str = ""
+        self._start_aborted = False
+        """`abort_start` was called: a start under way fails instead of building the engine."""
         self.executor = ""
         """"cpu" or "gpu", once started."""
         self.scheduler_in_use = ""
@@ -274,13 +302,29 @@ class VLLMEngine(Engine):
     # ----- lifecycle ----------------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self._start_aborted = False
         await asyncio.to_thread(importlib.import_module, ASYNC_LLM_MODULE)  # see ASYNC_LLM_MODULE
         self.executor = vllm_executor()
         if self.executor == "cpu":
             cpu_threads_environment()
+        self._check_start_not_aborted()
         self._llm = await asyncio.to_thread(self._build)
         self._vocab_size = int(self._llm.model_config.get_vocab_size())
         self._failure = ""
+
+    def _check_start_not_aborted(self) -> None:
+        if self._start_aborted:
+            raise EngineError("the engine's start was stopped")
+
+    def abort_start(self) -> None:
+        """vLLM's start cannot be interrupted: its engine core loads the model (minutes on a GPU, holding its
+        memory), and a SIGTERM there only takes effect once it has. So its processes are stopped instead
+        (`stop_vllm_processes`), and the start, which watches them, fails at once; one it has not made yet is
+        never made (checked before the build), or stopped at the next call."""
+        self._start_aborted = True
+        stopped = stop_vllm_processes(SHUTDOWN_TIMEOUT_S)
+        if stopped:
+            log.info("vllm engine: start stopped; %d of its processes ended (%s)", len(stopped), stopped)
 
     def _build(self) -> Any:
         from vllm.v1.engine.async_llm import AsyncLLM

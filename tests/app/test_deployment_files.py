@@ -35,7 +35,7 @@ from app.db.migrate import upgrade
 from app.engine_worker.loop import EngineWorker
 from app.redis.local import free_port, start_redis_server
 from app.redis.urls import parse_sentinel_url
-from app.settings import PLACEHOLDER_SECRET, Settings, get_settings
+from app.settings import CONSOLE_PLACEHOLDER_SECRET, PLACEHOLDER_SECRET, Settings, get_settings
 from scheduler.engines.base import EngineHealth
 from tests.app import compose
 from tests.app.compose import (
@@ -222,8 +222,7 @@ def test_every_variable_the_compose_file_needs_is_in_env_example_and_nothing_els
 
 def test_env_example_s_webhook_secrets_are_the_placeholder_production_refuses_and_its_recipe_makes_good_ones() -> None:
     secrets_json = json.loads(env_example()["TRIAGE_WEBHOOK_SECRETS"])
-    assert set(secrets_json) == {"console", "demo"}
-    assert all(value == [PLACEHOLDER_SECRET] for value in secrets_json.values())
+    assert secrets_json == {"console": [CONSOLE_PLACEHOLDER_SECRET], "demo": [PLACEHOLDER_SECRET]}
     redis_url = "redis://redis:6379/0"
     with pytest.raises(ValueError, match="placeholder webhook secret"):
         Settings(env="production", redis_url=redis_url, webhook_secrets=secrets_json)
@@ -231,14 +230,17 @@ def test_env_example_s_webhook_secrets_are_the_placeholder_production_refuses_an
     [recipe] = [line for line in ENV_EXAMPLE.read_text().splitlines() if "secrets.token_bytes" in line]
     argv = shlex.split(recipe.lstrip("# "))
     assert argv[:2] == ["python3", "-c"]
-    made = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, check=True).stdout.strip()
+    made = [
+        subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, check=True).stdout.strip()
+        for _ in range(2)
+    ]
     settings = Settings(
         env="production",
         redis_url=redis_url,
-        webhook_secrets={"console": [made], "demo": [made]},
+        webhook_secrets={"console": [made[0]], "demo": [made[1]]},  # one secret per source
         allowed_hosts=tuple(env_example()["TRIAGE_ALLOWED_HOSTS"].split(",")),
     )
-    assert settings.webhook_secrets["console"] == [made] and made != PLACEHOLDER_SECRET
+    assert settings.webhook_secrets["console"] == [made[0]] and not set(made) & {PLACEHOLDER_SECRET}
 
 
 # ----- profiles: exactly one engine -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Llama) writes the guidance of a signed webhook call."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 from sqlalchemy import create_engine, select
 
@@ -32,15 +34,13 @@ def signed_post(port: int, body: str, msg_id: str) -> httpx.Response:
     return httpx.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers, timeout=30)
 
 
-def test_serve_with_the_vllm_engine_writes_finished_guidance_for_a_signed_call(
-    tmp_path: Path, small_model_dir: Path
-) -> None:
-    port = free_port()
-    database = tmp_path / "triage.db"
+def start_serve(home: Path, small_model_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    """`serve` with the vllm engine on the built-in tiny Llama, in a session of its own (its id: serve's pid), its
+    output in `home/serve.log`."""
     env = {
         **os.environ,
-        "HOME": str(tmp_path),  # the data directory (redis-server's files, the built-in model) lives under it
-        "TRIAGE_DATABASE_URL": f"sqlite:///{database}",
+        "HOME": str(home),  # the data directory (redis-server's files, the built-in model) lives under it
+        "TRIAGE_DATABASE_URL": f"sqlite:///{home / 'triage.db'}",
         "TRIAGE_ENGINE": "vllm",
         "TRIAGE_MODEL": "builtin:tiny-llama",
         "TRIAGE_VLLM_ENFORCE_EAGER": "true",
@@ -51,15 +51,40 @@ def test_serve_with_the_vllm_engine_writes_finished_guidance_for_a_signed_call(
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("TRIAGE_REDIS_URL", None)
-    log = (tmp_path / "serve.log").open("wb")
-    serve = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)],
         env=env,
         cwd=ROOT,
-        stdout=log,
+        stdout=(home / "serve.log").open("wb"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def session_processes(session_id: int) -> list[psutil.Process]:
+    """Every live process of the session (children and grandchildren keep it, even once orphaned)."""
+    found = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if os.getsid(process.pid) == session_id and process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process)
+    return found
+
+
+def described(process: psutil.Process) -> str:
+    """A process's pid and command line (what is known of it once it ended)."""
+    try:
+        return f"{process.pid} {' '.join(process.cmdline())}"
+    except psutil.Error as error:
+        return f"{process.pid} ({type(error).__name__})"
+
+
+def test_serve_with_the_vllm_engine_writes_finished_guidance_for_a_signed_call(
+    tmp_path: Path, small_model_dir: Path
+) -> None:
+    port = free_port()
+    database = tmp_path / "triage.db"
+    serve = start_serve(tmp_path, small_model_dir, port)
     try:
         guidance = _serve_one_call(port, database, tmp_path / "serve.log")
         # Ctrl-C in a terminal: SIGINT to the whole foreground process group.
@@ -101,3 +126,40 @@ def _serve_one_call(port: int, database: Path, log: Path) -> tuple[Incident, Gui
                 return incident, guidance, outcome  # type: ignore[return-value]
         time.sleep(1)
     raise AssertionError("no outcome within 240 s\n" + log.read_text(errors="replace")[-4000:])
+
+
+def vllm_engine_core(serve: subprocess.Popen[bytes], log: Path) -> psutil.Process:
+    """vLLM's engine core once the engine worker has started it (a `multiprocessing` spawn child, loading the
+    model)."""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(serve.pid).children():
+                if "engine run" in " ".join(child.cmdline()):
+                    for grandchild in child.children():
+                        if "spawn_main" in " ".join(grandchild.cmdline()):
+                            return grandchild
+        time.sleep(0.1)
+    raise AssertionError("no vLLM engine core within 240 s\n" + log.read_text(errors="replace")[-4000:])
+
+
+def test_stopping_serve_while_vllm_starts_leaves_no_process_behind(tmp_path: Path, small_model_dir: Path) -> None:
+    """SIGTERM to `serve` while vLLM's engine core is loading the model: the engine worker ends the start itself
+    (nothing left for `serve` to sweep from its process group), `serve` exits 0, and no process it started, nor any
+    they started, is left; on a GPU the engine core and its workers would keep the GPU's memory."""
+    log = tmp_path / "serve.log"
+    serve = start_serve(tmp_path, small_model_dir, free_port())
+    try:
+        engine_core = vllm_engine_core(serve, log)
+        os.kill(serve.pid, signal.SIGTERM)
+        returncode = serve.wait(timeout=120)
+        left = session_processes(serve.pid)
+    finally:
+        for process in session_processes(serve.pid):
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+    said = log.read_text(errors="replace")
+    assert [described(process) for process in left] == [], said[-4000:]
+    assert returncode == 0 and not engine_core.is_running(), said[-4000:]
+    assert "engine worker: stopping the vllm engine's start" in said and "engine worker stopped" in said, said[-4000:]
+    assert "left in process group" not in said, said[-4000:]

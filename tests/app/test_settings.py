@@ -191,3 +191,28 @@ def test_trusted_proxies_must_be_addresses_and_production_refuses_anyone() -> No
     with pytest.raises(ValidationError, match="production refuses TRIAGE_TRUSTED_PROXIES=\\*"):
         Settings(**production, trusted_proxies=("*",))
     assert Settings(**production, trusted_proxies=("172.30.0.10",)).trusted_proxies == ("172.30.0.10",)
+
+
+def test_two_sources_sharing_a_secret_are_refused_without_the_secret() -> None:
+    """A signature covers the call's id, time and body, not the source it is posted to (Standard Webhooks): with one
+    secret, each source could send as the other. A secret belongs to one source."""
+    shared = "whsec_" + base64.b64encode(b"cad-and-pager-secret-32-random!!").decode()
+    own = "whsec_" + base64.b64encode(b"pager-own-secret-32-random-bytes").decode()
+    with pytest.raises(ValidationError) as refused:
+        Settings(webhook_secrets={"cad": [shared], "pager": [own, shared]})
+    said = str(refused.value)
+    assert (
+        "TRIAGE_WEBHOOK_SECRETS: sources 'cad' and 'pager' share a secret; a secret belongs to one source only"
+    ) in said
+    assert shared.removeprefix("whsec_")[:12] not in said
+    Settings(webhook_secrets={"cad": [shared, shared], "pager": [own]})  # one source listing it twice is harmless
+
+
+def test_the_development_sources_each_have_their_own_placeholder_and_production_refuses_both() -> None:
+    from app.settings import PLACEHOLDER_SECRETS
+
+    secrets = Settings().webhook_secrets
+    assert secrets["console"] != secrets["demo"]
+    assert {secret for values in secrets.values() for secret in values} == set(PLACEHOLDER_SECRETS)
+    with pytest.raises(ValidationError, match="placeholder webhook secret \\(sources: console, demo\\)"):
+        Settings(env="production", redis_url="redis://r:6379/0", allowed_hosts=("a.b",))

@@ -44,6 +44,8 @@ pytestmark = [
 ]
 
 SECRET = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+CONSOLE_SECRET = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+"""The console source's own: a secret belongs to one source only."""
 SUPERVISOR, SUPERVISOR_PASSWORD = "dana", "pilot-" + secrets.token_hex(8)
 MAX_NEW_TOKENS = 16
 SERVICES = ("redis", "postgres", "web", "proxy", "worker", "engine-cpu")
@@ -66,7 +68,7 @@ def operator_env() -> str:
         if line.startswith("POSTGRES_PASSWORD="):
             line = f"POSTGRES_PASSWORD={secrets.token_hex(24)}"
         elif line.startswith("TRIAGE_WEBHOOK_SECRETS="):
-            line = "TRIAGE_WEBHOOK_SECRETS='" + json.dumps({"cad": [SECRET], "console": [SECRET]}) + "'"
+            line = "TRIAGE_WEBHOOK_SECRETS='" + json.dumps({"cad": [SECRET], "console": [CONSOLE_SECRET]}) + "'"
         elif line.startswith("TRIAGE_MODEL="):
             line = "TRIAGE_MODEL=builtin:tiny-llama"
         lines.append(line)

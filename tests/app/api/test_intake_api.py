@@ -27,6 +27,7 @@ from app.redis.local import free_port
 from app.settings import Settings
 
 SECRET = "whsec_" + base64.b64encode(b"cad-vendor-secret-32-random-byte").decode()
+PAGER_SECRET = "whsec_" + base64.b64encode(b"pager-gateway-secret-32-random!!").decode()
 
 
 @pytest.fixture
@@ -245,7 +246,7 @@ def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_acce
     monkeypatch.setattr("limits.storage.memory.time", clock)
     monkeypatch.setattr("app.intake.limits.time", clock)
     limited = settings.model_copy(
-        update={"webhook_secrets": {"cad": [SECRET], "pager": [SECRET]}, "intake_limits": {"cad": "2/minute"}}
+        update={"webhook_secrets": {"cad": [SECRET], "pager": [PAGER_SECRET]}, "intake_limits": {"cad": "2/minute"}}
     )
     with TestClient(create_app(limited, reconciler=False, console=False)) as client:
         answers = [
@@ -260,7 +261,7 @@ def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_acce
             "send the same message again after 61 s"
         }
         assert counts(limited) == (2, 2, 2)
-        body, headers = signed({"text": "Fall, hip pain"}, "p_1")
+        body, headers = signed({"text": "Fall, hip pain"}, "p_1", secret=PAGER_SECRET)
         assert client.post("/v1/intake/pager", content=body, headers=headers).status_code == 202
         clock.now += int(refused.headers["retry-after"])
         body, headers = signed({"text": "Call 2: chest pain"}, "msg_2")
@@ -271,3 +272,26 @@ def test_a_source_over_its_limit_gets_429_with_retry_after_and_its_retry_is_acce
     assert counts(limited) == (4, 4, 4)
     assert 'triage_intake_source_refused_total{reason="rate_limited",source="cad"} 1.0' in metrics
     assert 'triage_intake_rejected_total{reason="rate_limited"} 1.0' in metrics
+
+
+@pytest.mark.parametrize(
+    "received_at", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-12:00"], ids=["year-1-east", "year-9999-west"]
+)
+def test_a_received_at_outside_what_utc_can_hold_is_refused_with_the_reason_and_nothing_stored(
+    client: TestClient, settings: Settings, received_at: str
+) -> None:
+    """The probe's 500: such a time overflows when it is turned into UTC for the database."""
+    body, headers = signed({"text": "Man collapsed, not breathing.", "caller": "Ann", "received_at": received_at})
+    response = client.post("/v1/intake/cad", content=body, headers=headers)
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": "invalid message",
+        "errors": [
+            {
+                "field": "received_at",
+                "reason": "Value error, received_at is outside the dates this service can store (years 1 to 9999 "
+                "once in UTC); send the time the call was received, with its time zone",
+            }
+        ],
+    }
+    assert counts(settings) == (0, 0, 0)

@@ -112,6 +112,38 @@ def test_a_bearer_token_call_is_not_checked(console: Console) -> None:
     assert response.status_code == 200
 
 
+@pytest.mark.parametrize("bearer", ["Bearer tdk_bogus", "bearer ", "Bearer"], ids=["bogus", "empty", "bare"])
+def test_a_bearer_header_never_falls_back_to_the_session(console: Console, bearer: str) -> None:
+    """Any bearer header used to switch the origin check off and then let the cookie authenticate: a bogus one is a
+    401 now, the session cookie beside it ignored, on the API and on Gradio's routes alike, from any origin."""
+    header = {"Authorization": bearer}
+    assert console.client.get("/v1/incidents", headers=header).status_code == 401
+    assert console.client.get("/console/config", headers=header).status_code == 401
+    for origin in (OWN, OTHER_PORT):
+        claim = console.client.post(f"/v1/incidents/{console.incident_id}/claim", headers={**header, "Origin": origin})
+        assert claim.status_code == 401, origin
+        gradio = console.client.post(
+            "/console/gradio_api/call/action_claim",
+            json={"data": [console.incident_id, None, "", None, ""]},
+            headers={**header, "Origin": origin},
+        )
+        assert gradio.status_code == 401, origin
+    assert console.state() == ("new", ["received"])
+    assert console.client.get("/v1/incidents").status_code == 200  # the session itself still works
+
+
+def test_a_valid_bearer_token_is_its_own_user_whatever_session_comes_with_it(console: Console) -> None:
+    with session_scope(console.url) as session:
+        carl = add_user(session, "carl", "call-taker", "carl-password")
+        token = issue_token(session, carl)
+    # dana's session (a dispatcher) and carl's token (a call-taker): carl's rights only.
+    response = console.client.post(
+        f"/v1/incidents/{console.incident_id}/claim", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 403
+    assert console.state() == ("new", ["received"])
+
+
 def test_gradio_s_own_routes_refuse_a_cross_origin_call(console: Console) -> None:
     data = {"data": [console.incident_id, None, "", None, ""]}
     for path in ("/console/gradio_api/call/action_claim", "/console/gradio_api/queue/join"):

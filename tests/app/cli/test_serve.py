@@ -15,7 +15,7 @@ import httpx
 import psutil
 import pytest
 
-from app.cli.serve import AnotherInstanceError, instance_lock
+from app.cli.serve import AnotherInstanceError, Children, die_with_parent, instance_lock, stop_group
 from app.redis.local import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -134,3 +134,22 @@ def test_serve_prints_a_database_url_without_its_password() -> None:
         "postgresql+psycopg://triage:***@db.example:5432/triage"
     )
     assert _safe_url("sqlite:////srv/triage.db") == "sqlite:////srv/triage.db"
+
+
+def test_a_child_stopped_is_stopped_with_the_processes_it_left_in_its_group() -> None:
+    """A child that ends without stopping its own children (the engine worker killed while vLLM's engine core loads
+    the model, say) orphans them in its process group: `serve` stops them too, and says which."""
+    script = "import subprocess, time; print(subprocess.Popen(['sleep', '600']).pid, flush=True); time.sleep(600)"
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, preexec_fn=die_with_parent)
+    assert child.stdout is not None
+    orphan = psutil.Process(int(child.stdout.readline()))
+    children = Children()
+    children.add(child)
+    try:
+        children.stop()  # SIGTERM ends the child at once (Python's default), not its `sleep`
+        assert child.returncode == -signal.SIGTERM
+        assert psutil.wait_procs([orphan], timeout=5)[1] == []
+    finally:
+        with contextlib.suppress(psutil.Error):
+            orphan.kill()
+    assert stop_group(child.pid) == []  # nothing left to stop

@@ -135,6 +135,29 @@ def test_rotate_secret_prints_a_new_secret_accepted_beside_the_old_one_until_the
     assert invoke("list")[1].splitlines()[1].split()[-1] == "1"
 
 
+def test_rotate_secret_takes_the_sender_s_own_secret_unless_another_source_holds_it(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some senders make the secret themselves (`--secret`); one another source holds, configured or rotated, is
+    refused with the reason and changes nothing, and a call to one source never verifies with another's secret."""
+    monkeypatch.setattr("app.intake.sources.STATE_TTL_S", 0.0)
+    code, output = invoke("rotate-secret", "cad", "--secret", PAGER_SECRET)
+    assert code == 2
+    assert contains(output, "this secret is already a secret of source 'pager'; a secret belongs to one source only")
+    assert PAGER_SECRET.removeprefix("whsec_")[:12] not in output
+    senders = "whsec_" + base64.b64encode(b"cad-sender-made-secret-32-bytes!").decode()
+    assert invoke("rotate-secret", "cad", "--secret", senders) == (0, senders + "\n")
+    code, output = invoke("rotate-secret", "pager", "--secret", senders)  # cad's rotated secret, now
+    assert code == 2 and contains(output, "this secret is already a secret of source 'cad'")
+    code, output = invoke("rotate-secret", "pager", "--secret", "whsec_" + base64.b64encode(b"short").decode())
+    assert code == 2 and contains(output, "a secret needs at least 24 random bytes")
+    with TestClient(create_app(settings, reconciler=False, console=False)) as client:
+        assert [post(client, "cad", senders), post(client, "pager", senders)] == [202, 401]
+        assert [post(client, "pager", PAGER_SECRET), post(client, "cad", PAGER_SECRET)] == [202, 401]
+    with session_scope(settings.database_url) as session:
+        assert session.scalars(select(SourceSecret.source)).all() == ["cad"]
+
+
 def test_an_unknown_source_is_a_usage_error_naming_the_known_ones(settings: Settings) -> None:
     code, output = invoke("suspend", "fax")
     assert code == 2

@@ -117,3 +117,18 @@ def test_a_refused_setting_names_the_source_never_the_secret(url: str, monkeypat
     assert contains(output, "TRIAGE_WEBHOOK_SECRETS['cad']: a secret needs at least 24 random bytes")
     secret_part, printed = short.removeprefix("whsec_"), "".join(plain(output).split())  # wherever the box wraps
     assert [secret_part[i : i + 6] for i in range(len(secret_part) - 5) if secret_part[i : i + 6] in printed] == []
+
+
+@pytest.mark.parametrize("name", ["", "dana\nroot", "\x1b[2J\x1b[31mdana", "<script>alert(1)</script>", "dana smith"])
+def test_add_refuses_a_name_outside_the_rule_and_adds_nothing(url: str, name: str) -> None:
+    code, output = invoke("add", name, "--role", "dispatcher", "--password", "dispatch-pass")
+    assert code == 2
+    assert contains(output, "a user name is 1 to 64 characters")
+    assert "\x1b" not in output  # the refused name is never echoed to the terminal
+    assert invoke("list") == (0, "NAME  ROLE  STATUS  TOKENS  SESSIONS\n")
+
+
+def test_add_refuses_the_password_setup_would_refuse(url: str) -> None:
+    code, output = invoke("add", "eve", "--role", "dispatcher", "--password", "8-chars!")
+    assert code == 2 and contains(output, "a password needs at least 10 characters")
+    assert invoke("list") == (0, "NAME  ROLE  STATUS  TOKENS  SESSIONS\n")

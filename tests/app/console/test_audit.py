@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
 from app.console.audit import CSV_COLUMNS, audit_csv, audit_entries, complaint_label, export_link, short_id
-from app.console.service import audit_events, claim, override_checked
+from app.console.service import audit_events, claim, new_message, override_checked
 from app.db.migrate import upgrade
 from app.db.models import Role, User
 from app.db.session import session_factory
@@ -23,6 +23,7 @@ from app.intake.schemas import IntakeMessage
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
 SUPERVISOR = Principal("sue", Role.SUPERVISOR)
+CALL_TAKER = Principal("carl", Role.CALL_TAKER)
 CALL = "My father has crushing chest pain spreading to his left arm and he is sweating a lot, started ten minutes ago"
 
 
@@ -31,7 +32,7 @@ def session(tmp_path: Path) -> Iterator[Session]:
     url = f"sqlite:///{tmp_path / 'audit.db'}"
     upgrade(url)
     with session_factory(url)() as db:
-        for principal in (DISPATCHER, SUPERVISOR):
+        for principal in (DISPATCHER, SUPERVISOR, CALL_TAKER):
             db.add(User(name=principal.name, role=principal.role.value))
         db.commit()
         yield db
@@ -78,6 +79,21 @@ def test_the_audit_csv_reads_as_the_table_then_the_record_with_names(session: Se
         "status=new; claimed_by=none",
         "status=claimed; claimed_by=dana",
     ]
+
+
+def test_a_typed_call_is_received_from_the_console_source_typed_by_its_user_and_found_under_the_user(
+    session: Session,
+) -> None:
+    typed = new_message(session, CALL_TAKER, "Child not breathing at the pool", "mother", "")
+    store_message(session, "cad", "audit-w3", IntakeMessage(text="Fell off a ladder"))
+    claim(session, DISPATCHER, typed)
+    session.commit()
+
+    carl = audit_entries(session, audit_events(session, SUPERVISOR, actor="carl"))
+    assert [entry.table_row()[2:] for entry in carl] == [["intake (console)", "call received", "typed by: carl", ""]]
+    assert carl[0].incident_id == typed and "entered_by=carl" in carl[0].recorded_after
+    console = audit_entries(session, audit_events(session, SUPERVISOR, actor="system:intake:console"))
+    assert [entry.incident_id for entry in console] == [typed]
 
 
 def test_a_complaint_is_cut_at_a_word_and_an_empty_one_says_so() -> None:

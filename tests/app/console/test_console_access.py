@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import stat
 import threading
@@ -101,7 +102,7 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestCli
     upgrade(url)
     with session_scope(url) as session:
         add_user(session, "dana", "dispatcher", "dispatch-pass")
-        add_user(session, "sue", "supervisor", "sue-pass")
+        add_user(session, "sue", "supervisor", "sue-password")
         store_message(session, "demo", "audit-1", IntakeMessage(text="Chest pain"))
     with TestClient(create_app(Settings(database_url=url), reconciler=False), headers=SAME_ORIGIN) as test_client:
         yield test_client
@@ -122,7 +123,7 @@ def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_down
     audited: TestClient, tmp_path: Path
 ) -> None:
     client = audited
-    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    client.post("/login", data={"username": "sue", "password": "sue-password"}, follow_redirects=False)
     link = export_link(client)
     [file] = tmp_path.glob(f"triage-exports-*/{link.rsplit('/', 1)[1]}.csv")
     assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700
@@ -132,7 +133,7 @@ def test_an_audit_export_is_private_to_its_supervisor_and_deleted_after_one_down
     assert client.get(f"/console/gradio_api/file={file}").status_code == 403
     client.cookies.clear()
     assert client.get(link).status_code == 401
-    client.post("/login", data={"username": "sue", "password": "sue-pass"}, follow_redirects=False)
+    client.post("/login", data={"username": "sue", "password": "sue-password"}, follow_redirects=False)
     response = client.get(link)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     assert (
@@ -219,17 +220,55 @@ def test_a_disabled_user_can_no_longer_sign_in_nor_use_a_session_or_token(client
     assert response.status_code == 303 and "error=credentials" in response.headers["location"]
 
 
-@pytest.mark.parametrize(("cookie_secure", "secure"), [(None, False), (True, True)])
-def test_the_session_cookie_is_secure_when_the_settings_say_so(
-    tmp_path: Path, cookie_secure: bool | None, secure: bool
+@pytest.mark.parametrize(
+    ("env", "cookie_secure", "name", "secure"),
+    [
+        ("development", None, "triage_session", False),  # plain http on a laptop: a Secure cookie would not stick
+        ("development", True, "__Host-triage_session", True),
+        ("production", None, "__Host-triage_session", True),
+        ("production", False, "triage_session", False),  # a pilot served over plain HTTP (docs/deploy.md)
+    ],
+)
+def test_the_session_cookie_is_a_host_cookie_whenever_it_is_secure(
+    tmp_path: Path, env: str, cookie_secure: bool | None, name: str, secure: bool
 ) -> None:
+    """`__Host-`: Secure, `Path=/`, no `Domain`, so a sibling subdomain or a plain-http page cannot set or shadow it."""
     url = f"sqlite:///{tmp_path / 'cookie.db'}"
     upgrade(url)
     with session_scope(url) as session:
         add_user(session, "dana", "dispatcher", "dispatch-pass")
-    settings = Settings(database_url=url, cookie_secure=cookie_secure)
-    with TestClient(create_app(settings, reconciler=False)) as client:
+    settings = Settings(
+        database_url=url,
+        env=env,
+        cookie_secure=cookie_secure,
+        webhook_secrets={"cad": ["whsec_" + base64.b64encode(b"cookie-test-secret-32-random-byt").decode()]},
+        redis_url="redis://127.0.0.1:1/0",  # production asks for one; nothing here reaches it
+        allowed_hosts=("testserver",),
+    )
+    assert settings.session_cookie_secure is secure
+    with TestClient(create_app(settings, reconciler=False), base_url="https://testserver") as client:
         response = client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
-    cookie = response.headers["set-cookie"]
-    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie
-    assert ("Secure" in cookie) is secure
+        cookie = response.headers["set-cookie"]
+        assert cookie.startswith(f"{name}=") and "HttpOnly" in cookie and "Path=/" in cookie
+        assert "Domain" not in cookie and ("Secure" in cookie) is secure
+        assert client.get("/console/config").status_code == 200
+        out = client.post("/logout", headers={"Origin": "https://testserver"}, follow_redirects=False)
+        cleared = out.headers["set-cookie"]
+        assert cleared.startswith(f'{name}=""') and ("Secure" in cleared) is secure and "Path=/" in cleared
+
+
+def test_a_plain_cookie_beside_the_host_cookie_is_ignored(tmp_path: Path) -> None:
+    """With the `__Host-` cookie in use, a `triage_session` cookie (which a sibling subdomain could toss in) is no
+    session, even a live one's token."""
+    url = f"sqlite:///{tmp_path / 'tossed.db'}"
+    upgrade(url)
+    with session_scope(url) as session:
+        add_user(session, "dana", "dispatcher", "dispatch-pass")
+    settings = Settings(database_url=url, cookie_secure=True)
+    with TestClient(create_app(settings, reconciler=False), base_url="https://testserver") as client:
+        client.post("/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False)
+        token = client.cookies["__Host-triage_session"]
+        client.cookies.clear()
+        client.cookies.set("triage_session", token)
+        assert client.get("/console/config").status_code == 401
+        assert client.get("/v1/incidents").status_code == 401

@@ -88,3 +88,25 @@ def test_without_a_link_there_is_no_setup_page_and_the_root_leads_to_the_console
         root = client.get("/", follow_redirects=False)
         assert (root.status_code, root.headers["location"]) == (303, "/console/")
         assert client.get("/console/", follow_redirects=False).headers["location"] == "/login?next=/console/"
+
+
+@pytest.mark.parametrize(
+    ("username", "password", "said"),
+    [
+        ("sue\nroot", "first-supervisor", "A user name is 1 to 64 characters"),
+        ("<b>sue</b>", "first-supervisor", "A user name is 1 to 64 characters"),
+        ("sue", "sue", "A password needs at least 10 characters."),
+        ("supervisor", "Supervisor", "A password cannot be the user name."),
+    ],
+)
+def test_setup_holds_the_rule_users_add_holds(
+    first_run: tuple[TestClient, str], url: str, username: str, password: str, said: str
+) -> None:
+    client, token = first_run
+    response = client.post(
+        "/setup",
+        data={"token": token, "username": username, "password": password, "password2": password},
+        follow_redirects=False,
+    )
+    assert response.status_code == 422 and said in response.text
+    assert users(url) == []

@@ -163,9 +163,10 @@ def test_a_typed_message_is_stored_without_nul_with_its_outbox_entry(session: Se
     )
     assert session.scalar(select(func.count()).select_from(Outbox)) == 1
     received = session.scalars(select(IncidentEvent).where(IncidentEvent.incident_id == incident_id)).all()
-    assert [(event.action, event.actor) for event in received] == [
-        ("received", "carl")
-    ]  # who typed it, as every action names its user
+    # Received from the console source, as every call from its source (docs/threat-model.md), and typed by carl.
+    assert [(event.action, event.actor, (event.after or {}).get("entered_by")) for event in received] == [
+        ("received", "system:intake:console", "carl")
+    ]
     with pytest.raises(ForbiddenError, match="not signed in"):
         new_message(session, None, "Fell down the stairs", "", "")
 

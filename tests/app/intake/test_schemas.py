@@ -56,3 +56,11 @@ def test_intake_accepts_a_text_exactly_when_the_classifier_does(text: str) -> No
     else:
         assert classifier_takes
         coerce_text(message.text)  # what is stored is what the classify task will read
+
+
+def test_a_refusal_never_quotes_the_call() -> None:
+    """A validation error may reach a log (a traceback): it names the field and the reason, not what was sent."""
+    with pytest.raises(ValidationError) as refused:
+        IntakeMessage(text="Ann Smith at 1 Main St is not breathing", caller="+1 555 0100", received_at="soon")
+    said = str(refused.value)
+    assert "received_at" in said and "Ann Smith" not in said and "555" not in said and "soon" not in said

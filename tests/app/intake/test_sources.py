@@ -55,3 +55,20 @@ def test_suspension_and_rotation_are_what_intake_reads(
         assert source_states(session, settings)["pager"].suspended is False
         with pytest.raises(UnknownSourceError, match="no source 'fax'"):
             suspend_source(session, settings, "fax", "")
+
+
+def test_a_secret_two_sources_hold_verifies_neither_and_says_so(
+    request: pytest.FixtureRequest, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The settings refuse two sources sharing a secret, and `rotate-secret` one another source holds; a source
+    configured with another's rotated secret (copied into TRIAGE_WEBHOOK_SECRETS by hand) gets it refused for both."""
+    url = fresh_database(request, tmp_path, "sqlite")
+    settings = Settings(database_url=url, webhook_secrets={"cad": [CAD], "pager": [PAGER]})
+    with session_scope(url) as session:
+        rotated = rotate_secret(session, settings, "cad", dt.timedelta(hours=1))
+    copied = settings.model_copy(update={"webhook_secrets": {"cad": [CAD], "pager": [PAGER, rotated]}})
+    with session_scope(url) as session:
+        states = source_states(session, copied)
+    assert (states["cad"].secrets, states["pager"].secrets) == ((CAD,), (PAGER,))
+    assert "a secret is held by sources cad and pager: refused for both until one gets its own" in caplog.text
+    assert rotated.removeprefix("whsec_")[:12] not in caplog.text
