@@ -11,6 +11,7 @@ from app.console.history import action_label, actor_label, describe_change
 from app.console.service import QueueRow
 from app.engine_worker.builtin_models import TEST_MODEL_LABEL
 from app.incidents.complaint import shorten
+from app.incidents.read_model import ClassificationView, EventView, IncidentDetail, ProtocolCardView
 from app.intake.limits import SourceCounts
 from app.status.engine import EngineStatus
 from scheduler.policy import PolicyOptions
@@ -191,28 +192,26 @@ def _items(css: str, items: Sequence[str]) -> str:
     return f'<ul class="{css}">{"".join(f"<li>{html.escape(item)}</li>" for item in items)}</ul>' if items else ""
 
 
-def render_card(card: dict[str, Any] | None) -> str:
+def render_card(card: ProtocolCardView | None) -> str:
     """The protocol card in a read-to-caller layout: its title and review state, the key questions, the numbered
     steps in large type (the done ones marked), and what not to do."""
     if card is None:
         return ""
-    done = set(card["steps_done"])
-    review = (
-        "" if card["reviewed"] else f'<p class="card-unreviewed" role="note">{html.escape(card["review_state"])}</p>'
-    )
+    done = set(card.steps_done)
+    review = "" if card.reviewed else f'<p class="card-unreviewed" role="note">{html.escape(card.review_state)}</p>'
     steps = "".join(
         f'<li value="{number}" class="step-done">{html.escape(step)} <span class="step-mark">✓ done</span></li>'
         if number in done
         else f'<li value="{number}">{html.escape(step)}</li>'
-        for number, step in enumerate(card["steps"], start=1)
+        for number, step in enumerate(card.steps, start=1)
     )
     return (
-        f'<section class="protocol-card" lang="{html.escape(card["language"])}" data-card="{html.escape(card["id"])}">'
-        f"<h3>Read to caller: {html.escape(card['title'])} <small>({html.escape(card['id'])} "
-        f"{html.escape(card['version'])}, {html.escape(card['language'])})</small></h3>{review}"
-        + (f"<h4>Ask</h4>{_items('card-questions', card['key_questions'])}" if card["key_questions"] else "")
+        f'<section class="protocol-card" lang="{html.escape(card.language)}" data-card="{html.escape(card.id)}">'
+        f"<h3>Read to caller: {html.escape(card.title)} <small>({html.escape(card.id)} "
+        f"{html.escape(card.version)}, {html.escape(card.language)})</small></h3>{review}"
+        + (f"<h4>Ask</h4>{_items('card-questions', card.key_questions)}" if card.key_questions else "")
         + f'<h4>Steps</h4><ol class="card-steps">{steps}</ol>'
-        + (f"<h4>Do not</h4>{_items('card-do-not', card['do_not'])}" if card["do_not"] else "")
+        + (f"<h4>Do not</h4>{_items('card-do-not', card.do_not)}" if card.do_not else "")
         + "</section>"
     )
 
@@ -300,11 +299,11 @@ def highlight(text: str, evidence: Sequence[dict[str, Any]]) -> str:
     return f'<div class="message">{"".join(out)}</div>'
 
 
-def render_review(classification: dict[str, Any], pending: bool, esi_level: int | None) -> str:
+def render_review(classification: ClassificationView, pending: bool, esi_level: int | None) -> str:
     """The line about a triage the models could not settle: open, or resolved by a dispatcher's override."""
-    if not classification.get("needs_review"):
+    if not classification.needs_review:
         return ""
-    reason = html.escape(classification.get("review_reason") or "the models could not separate two levels")
+    reason = html.escape(classification.review_reason or "the models could not separate two levels")
     if pending:
         return f'<p class="review-line">Triage needs review: {reason}</p>'
     return (
@@ -313,9 +312,9 @@ def render_review(classification: dict[str, Any], pending: bool, esi_level: int 
     )
 
 
-def render_resources(classification: dict[str, Any]) -> str:
+def render_resources(classification: ClassificationView) -> str:
     """The predicted ESI resources with the words that suggest them, e.g. "Resources (2): imaging \u2039x-ray\u203a"."""
-    resources = classification.get("resources") or []
+    resources = classification.resources
     if not resources:
         return ""
     items = ", ".join(
@@ -323,92 +322,92 @@ def render_resources(classification: dict[str, Any]) -> str:
         f"{QUOTE_OPEN}{html.escape(str(item.get('text', '')))}{QUOTE_CLOSE}"
         for item in resources
     )
-    return f'<p class="resources">Resources ({int(classification.get("resource_count") or 0)}): {items}</p>'
+    return f'<p class="resources">Resources ({classification.resource_count}): {items}</p>'
 
 
-def guidance_label(detail: dict[str, Any], engine: EngineStatus | None = None) -> str:
+def guidance_label(detail: IncidentDetail, engine: EngineStatus | None = None) -> str:
     """The guidance's state for the incident's head line, in words (`guidance_words`); a template says so, with its
     kind and version."""
-    if detail.get("template"):
-        kind, version = html.escape(detail["template"]), html.escape(detail.get("guidance_version") or "")
-        return f'<span class="template-mark">template ({kind}, {version}): queue overloaded</span>'
-    words = html.escape(guidance_words(detail["guidance_state"], engine, bool(detail.get("test_model"))))
-    down = detail["guidance_state"] == "queued" and engine is not None and not engine.available
+    if detail.template:
+        version = detail.guidance.prompt_version if detail.guidance is not None else ""
+        kind = html.escape(detail.template)
+        return f'<span class="template-mark">template ({kind}, {html.escape(version)}): queue overloaded</span>'
+    words = html.escape(guidance_words(detail.guidance_state, engine, detail.test_model))
+    down = detail.guidance_state == "queued" and engine is not None and not engine.available
     return f'<span class="guidance-state{" engine-unavailable" if down else ""}">{words}</span>'
 
 
-def render_levels(classification: dict[str, Any], detail: dict[str, Any]) -> str:
+def render_levels(classification: ClassificationView, detail: IncidentDetail) -> str:
     """The levels in one line, the effective one last: "classifier ESI 2 · final ESI 3 (override of triage ESI 2)"."""
-    triage_level, final = classification["esi_level"], detail["esi_level"]
-    line = f"classifier ESI {classification['classifier_level']} · final ESI {final}"
-    if detail.get("override_level") is not None:
+    triage_level, final = classification.esi_level, detail.esi_level
+    line = f"classifier ESI {classification.classifier_level} · final ESI {final}"
+    if detail.override_level is not None:
         line += f" (override of triage ESI {triage_level})"
     return line
 
 
-def render_closed(detail: dict[str, Any]) -> str:
+def render_closed(detail: IncidentDetail) -> str:
     """On a closed incident: that it is closed, how, and that only notes may be added."""
-    if detail["status"] != "closed":
+    if detail.status != "closed":
         return ""
-    disposition = next(
-        (event["after"].get("disposition") for event in reversed(detail["events"]) if event["action"] == "close"), None
-    )
-    how = f" ({html.escape(str(disposition))})" if disposition else ""
+    how = f" ({html.escape(detail.disposition)})" if detail.disposition else ""
     return f'<p class="closed-line" role="note">Closed{how}: notes only.</p>'
 
 
-def render_arrival(detail: dict[str, Any], deadlines: LevelDeadlines = DEFAULT_DEADLINES) -> str:
+def render_arrival(detail: IncidentDetail, deadlines: LevelDeadlines = DEFAULT_DEADLINES) -> str:
     """When the call arrived (the server's local time) and, while the incident is open, its wait clock (counted up by
     the page from `data-since`)."""
-    accepted = detail["accepted_at"]
+    accepted = detail.accepted_at
+    assert accepted is not None  # every stored incident has one
     arrived = f"arrived {accepted.astimezone().strftime('%H:%M:%S')}"
-    if detail["status"] == "closed":
+    if detail.status == "closed":
         return f'<span class="arrival">{arrived}</span>'
     waited = max(0.0, dt.datetime.now(dt.UTC).timestamp() - accepted.timestamp())
-    target = wait_target_s(detail["esi_level"], deadlines)
+    target = wait_target_s(detail.esi_level, deadlines)
     return (
         f'<span class="arrival">{arrived} · waiting <span class="wait-clock {wait_class(waited, target)}" '
         f'data-target="{target:g}" data-since="{accepted.timestamp():.3f}">{clock(waited)}</span></span>'
     )
 
 
-def render_history(events: Sequence[dict[str, Any]], user_names: dict[str, str]) -> str:
+def render_history(events: Sequence[EventView], user_names: Mapping[str, str]) -> str:
     """The incident's events, oldest first, in words: when, who, what, the change, the reason."""
     lines = ["<table class='events'><tr><th>when</th><th>who</th><th>what</th><th>change</th><th>reason</th></tr>"]
     for event in events:
-        change = describe_change(event["before"], event["after"], user_names)
+        change = describe_change(event.before, event.after, user_names)
+        when = event.at.astimezone().strftime("%H:%M:%S") if event.at is not None else ""
         lines.append(
-            f"<tr><td>{event['at'].astimezone().strftime('%H:%M:%S')}</td>"
-            f"<td>{html.escape(actor_label(event['actor']))}</td>"
-            f"<td class='action'>{html.escape(action_label(event['action']))}</td><td>{html.escape(change)}</td>"
-            f"<td class='reason'>{html.escape(event['reason'] or '')}</td></tr>"
+            f"<tr><td>{when}</td>"
+            f"<td>{html.escape(actor_label(event.actor))}</td>"
+            f"<td class='action'>{html.escape(action_label(event.action))}</td><td>{html.escape(change)}</td>"
+            f"<td class='reason'>{html.escape(event.reason or '')}</td></tr>"
         )
     lines.append("</table>")
     return "".join(lines)
 
 
-def render_guidance_marks(detail: dict[str, Any]) -> str:
+def render_guidance_marks(detail: IncidentDetail) -> str:
     """What to know about the guidance before reading it: the checker's refusal (the card stands alone) and a test
     model's guidance (never real)."""
     marks = []
-    if detail.get("guidance_check"):
-        marks.append(f'<p class="checker-refused" role="alert">{html.escape(detail["guidance_check"])}</p>')
-    if detail.get("test_model"):
+    if detail.guidance_check:
+        marks.append(f'<p class="checker-refused" role="alert">{html.escape(detail.guidance_check)}</p>')
+    if detail.test_model:
         marks.append(f'<p class="test-model" role="note">{TEST_MODEL_LABEL}</p>')
     return "".join(marks)
 
 
-def guidance_box_label(detail: dict[str, Any] | None) -> str:
+def guidance_box_label(detail: IncidentDetail | None) -> str:
     """The guidance box's label: what the text below it is now."""
     if detail is None:
         return "Guidance"
-    if detail.get("template"):
+    if detail.template:
         return "Guidance (template: the queue was overloaded)"
-    if detail.get("guidance_check"):
+    if detail.guidance_check:
         return "Guidance refused by the checker: read the protocol card alone"
-    if detail.get("test_model"):
+    if detail.test_model:
         return f"Guidance ({TEST_MODEL_LABEL})"
-    state = detail["guidance_state"]
+    state = detail.guidance_state
     return {
         "pending": "Guidance (after triage)",
         "queued": "Guidance (waiting for the engine)",
@@ -419,45 +418,44 @@ def guidance_box_label(detail: dict[str, Any] | None) -> str:
 
 
 def render_incident(
-    detail: dict[str, Any] | None, engine: EngineStatus | None = None, deadlines: LevelDeadlines = DEFAULT_DEADLINES
+    detail: IncidentDetail | None, engine: EngineStatus | None = None, deadlines: LevelDeadlines = DEFAULT_DEADLINES
 ) -> tuple[str, str, str]:
     """(message and triage, guidance, history) for one incident; its wait clock against its level's deadline."""
     if detail is None:
         return "<p>Choose an incident in the queue.</p>", "", ""
-    classification = detail["classification"]
-    review = review_badge(detail.get("review_reason") or "") if detail.get("review_pending") else ""
+    classification = detail.classification
+    review = review_badge(detail.review_reason) if detail.review_pending else ""
     parts = [
-        f'<div class="incident-head">{badge(detail["esi_level"], detail["override_level"] is not None)}{review}'
-        f"{language_badge(detail.get('language') or '')} "
-        f"<b>{html.escape(detail['status'])}</b> · {render_arrival(detail, deadlines)} · guidance "
+        f'<div class="incident-head">{badge(detail.esi_level, detail.override_level is not None)}{review}'
+        f"{language_badge(detail.language or '')} "
+        f"<b>{html.escape(detail.status)}</b> · {render_arrival(detail, deadlines)} · guidance "
         f"{guidance_label(detail, engine)}</div>",
         render_closed(detail),
-        render_card(detail.get("card")),
+        render_card(detail.protocol_card),
         render_guidance_marks(detail),
-        highlight(detail["text"], classification["evidence"] if classification else []),
+        highlight(detail.text, classification.evidence if classification else []),
     ]
-    if detail.get("caller") or detail.get("location"):
+    if detail.caller or detail.location:
         parts.append(
-            f"<p>caller: {html.escape(detail.get('caller') or '-')} · location: "
-            f"{html.escape(detail.get('location') or '-')}</p>"
+            f"<p>caller: {html.escape(detail.caller or '-')} · location: {html.escape(detail.location or '-')}</p>"
         )
     if classification is not None:
         probabilities = " ".join(
-            f"ESI {level}: {float(p):.2f}" for level, p in sorted(classification["probabilities"].items())
+            f"ESI {level}: {float(p):.2f}" for level, p in sorted(classification.probabilities.items())
         )
-        rules = ", ".join(html.escape(str(item.get("rule_id"))) for item in classification["evidence"]) or "none"
+        rules = ", ".join(html.escape(str(item.get("rule_id"))) for item in classification.evidence) or "none"
         parts.append(
             f'<p class="triage">{render_levels(classification, detail)} · decision point '
-            f"{html.escape(classification['decision_point'])} · "
+            f"{html.escape(classification.decision_point)} · "
             f"red flags: {rules}<br>{probabilities}<br>"
-            f"<small>{html.escape(classification['model_version'])}</small></p>"
+            f"<small>{html.escape(classification.model_version)}</small></p>"
         )
-        parts.append(render_review(classification, bool(detail.get("review_pending")), detail["esi_level"]))
+        parts.append(render_review(classification, detail.review_pending, detail.esi_level))
         parts.append(render_resources(classification))
     else:
         parts.append("<p>Not classified yet.</p>")
-    history = render_history(detail["events"], detail.get("user_names", {}))
-    return "".join(parts), detail["guidance"] or "", history
+    history = render_history(detail.events, detail.user_names)
+    return "".join(parts), detail.guidance.text if detail.guidance is not None else "", history
 
 
 CSS = """

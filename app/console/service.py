@@ -18,12 +18,9 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
-from app.console.history import claimed_by_ids
 from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
 from app.engine_worker.builtin_models import is_test_model
-from app.guidance.checker import GuidanceCheck
-from app.guidance.incident_card import card_label, card_view
-from app.guidance.templates import TEMPLATE_ENGINE
+from app.guidance.incident_card import card_label
 from app.incidents import actions as actions
 from app.incidents.actions import DISPATCH_ROLES as DISPATCH_ROLES
 from app.incidents.actions import DISPOSITIONS as DISPOSITIONS
@@ -32,15 +29,15 @@ from app.incidents.actions import ForbiddenError as ForbiddenError
 from app.incidents.actions import IncidentNotFoundError
 from app.incidents.actions import require as require
 from app.incidents.pipeline import store_message
-from app.incidents.queries import (
-    URGENCY_ORDER,
-    classification_view,
-    event_view,
-    incident_events,
-    latest_classification,
-    review_pending,
-)
+from app.incidents.queries import URGENCY_ORDER, review_pending
+from app.incidents.read_model import IncidentDetail
+from app.incidents.read_model import template_kind as template_kind
+from app.incidents.reading import HistoryWindow, read_incident
+from app.incidents.reading import user_names as user_names
 from app.intake.schemas import IntakeMessage, refusals
+
+CONSOLE_HISTORY = HistoryWindow(limit=50)
+"""The incident's history as the console first shows it: the newest 50 events ("Show older" pages back)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +66,6 @@ class QueueRow:
     """The intake source that sent it ("cad", "console", ...)."""
     test_model: bool = False
     """Its guidance is a test model's (never real)."""
-
-
-def template_kind(guidance_model: str | None) -> str:
-    """The template kind a guidance row's model names (`"template:<kind>"`), else empty."""
-    prefix = f"{TEMPLATE_ENGINE}:"
-    return guidance_model[len(prefix) :] if guidance_model and guidance_model.startswith(prefix) else ""
 
 
 def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
@@ -139,52 +130,11 @@ def ordinal(number: int) -> str:
     return f"{number}{suffix}"
 
 
-def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None:
-    incident = session.get(Incident, incident_id)
-    if incident is None:
-        return None
-    events = [event_view(event) for event in incident_events(session, incident_id)]
-    return {
-        "id": incident.id,
-        "text": incident.text,
-        "caller": incident.caller,
-        "location": incident.location,
-        "esi_level": incident.esi_level,
-        "model_level": incident.model_level,
-        "override_level": incident.override_level,
-        "status": incident.status,
-        "guidance_state": incident.guidance_state,
-        "accepted_at": incident.accepted_at,
-        "review_pending": review_pending(incident),
-        "classification": classification_view(latest_classification(session, incident_id)),
-        "guidance": incident.guidance.text if incident.guidance is not None else "",
-        "template": template_kind(incident.guidance.model if incident.guidance is not None else None),
-        "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
-        "review_reason": incident.review_reason,
-        "language": incident.language or "",
-        "card": card_view(incident),
-        "guidance_check": guidance_check(incident.guidance),
-        "test_model": incident.guidance is not None and is_test_model(incident.guidance.model),
-        "events": events,
-        "user_names": user_names(session, claimed_by_ids(events)),
-        "claimer": user_names(session, {incident.claimed_by}).get(incident.claimed_by, "")
-        if incident.claimed_by
-        else "",
-    }
-
-
-def guidance_check(guidance: Guidance | None) -> str:
-    """The checker's refusal in words ("checker: contradicts the card: ..."); empty when it passed or has not run."""
-    if guidance is None or guidance.check_passed is not False or guidance.check_failures is None:
-        return ""
-    return GuidanceCheck.from_stored(guidance.check_failures).summary()
-
-
-def user_names(session: Session, user_ids: set[str]) -> dict[str, str]:
-    """User id -> name, for the ids given (one query)."""
-    if not user_ids:
-        return {}
-    return dict(session.execute(select(User.id, User.name).where(User.id.in_(user_ids))).tuples().all())
+def incident_detail(
+    session: Session, incident_id: str, history: HistoryWindow = CONSOLE_HISTORY
+) -> IncidentDetail | None:
+    """The incident's read model as the console shows it (the newest page of its history)."""
+    return read_incident(session, incident_id, history)
 
 
 @contextmanager

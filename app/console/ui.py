@@ -66,6 +66,7 @@ from app.db.models import Role, User
 from app.db.session import session_scope
 from app.guidance.cards import CardError, default_library
 from app.incidents.overrides import propagate_close, propagate_override
+from app.incidents.read_model import IncidentDetail
 from app.redis.queueing import side_redis_client
 from app.redis.shared_value import SharedValue
 from app.settings import Settings
@@ -365,7 +366,7 @@ class _Handlers:
         require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
         with session_scope(self.url) as session:
             detail = incident_detail(session, selected) if selected else None
-        return gr.update(**card_step_field(detail.get("card") if detail else None))
+        return gr.update(**card_step_field(detail.protocol_card if detail else None))
 
     def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
         """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
@@ -640,20 +641,20 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
 
 
-def action_visibility(detail: dict[str, Any] | None, who: Principal) -> tuple[Any, Any, Any, Any]:
+def action_visibility(detail: IncidentDetail | None, who: Principal) -> tuple[Any, Any, Any, Any]:
     """Which dispatch actions the incident's state allows (the dispatch group, Claim, Mark dispatched, the card's
     steps): none on a closed incident (notes only), no Claim on one this user holds, no Mark dispatched on a
     dispatched one, no card steps without a card."""
     may_dispatch = who.role in DISPATCH_ROLES
     if detail is None:
         return gr.update(visible=may_dispatch), gr.update(visible=True), gr.update(visible=True), gr.update()
-    status = detail["status"]
-    held = status != "new" and detail.get("claimer") == who.name
+    status = detail.status
+    held = status != "new" and detail.claimed_by == who.name
     return (
         gr.update(visible=may_dispatch and status != "closed"),
         gr.update(visible=not held),
         gr.update(visible=status != "dispatched"),
-        gr.update(visible=detail.get("card") is not None),
+        gr.update(visible=detail.protocol_card is not None),
     )
 
 

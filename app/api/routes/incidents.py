@@ -7,12 +7,11 @@ their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
@@ -20,29 +19,28 @@ from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, Sett
 from app.api.schemas import (
     CardStepRequest,
     CardSwitchRequest,
-    ClassificationView,
     CloseRequest,
-    EventView,
-    GuidanceView,
-    IncidentDetail,
     IncidentList,
-    IncidentSummary,
     NoteRequest,
-    OutcomeView,
     OverrideDone,
     OverrideRequest,
-    ProtocolCardBrief,
-    ProtocolCardView,
-    Timings,
 )
-from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
-from app.engine_worker.builtin_models import TEST_MODEL_LABEL, is_test_model
-from app.guidance.checker import GuidanceCheck
-from app.guidance.incident_card import card_brief, card_view
+from app.db.models import Incident, IncidentEvent, IncidentStatus
+from app.guidance.incident_card import card_view
 from app.incidents import actions as actions
-from app.incidents.eido import build_eido, load_eido_source
+from app.incidents.eido import build_eido
 from app.incidents.overrides import propagate_close, propagate_override
-from app.incidents.queries import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
+from app.incidents.queries import URGENCY_ORDER
+from app.incidents.read_model import EventView, IncidentDetail, IncidentSummary, ProtocolCardView
+from app.incidents.reading import (
+    ALL_HISTORY,
+    DEFAULT_HISTORY_LIMIT,
+    MAX_HISTORY_LIMIT,
+    HistoryWindow,
+    event_of,
+    incident_summary,
+    read_incident,
+)
 
 router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
 
@@ -86,38 +84,19 @@ def list_incidents(session: SessionDep, _: CurrentPrincipal, status: str = "open
 
 
 @router.get("/{incident_id}", response_model=IncidentDetail, responses={404: REFUSED[404]})
-def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> IncidentDetail:
-    """One incident: its message, classification, guidance so far, timings, outcome and history."""
-    incident = session.get(Incident, incident_id)
-    if incident is None:
+def get_incident(
+    incident_id: str,
+    session: SessionDep,
+    _: CurrentPrincipal,
+    history_limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_LIMIT)] = DEFAULT_HISTORY_LIMIT,
+    history_before: Annotated[int | None, Query(description="an event id: the page of events older than it")] = None,
+) -> IncidentDetail:
+    """One incident: its message, classification, guidance so far, timings, outcome and a page of its history (the
+    newest `history_limit` events; `history.older_than` names the event to page back from)."""
+    detail = read_incident(session, incident_id, HistoryWindow(history_limit, history_before))
+    if detail is None:
         raise HTTPException(404, "no such incident")
-    outcome = session.get(Outcome, incident_id)
-    classification = classification_view(latest_classification(session, incident_id))
-    guidance = incident.guidance
-    card = card_view(incident)
-    return IncidentDetail(
-        **summary(incident).model_dump(exclude={"protocol_card"}),
-        text=incident.text,
-        caller=incident.caller,
-        location=incident.location,
-        call_id=incident.call_id,
-        classification=None if classification is None else ClassificationView(**classification),
-        guidance=None if guidance is None else _guidance(guidance),
-        timings=_timings(incident, outcome),
-        outcome=None
-        if outcome is None
-        else OutcomeView(
-            tokens=outcome.tokens,
-            evictions=outcome.evictions,
-            deliveries=outcome.deliveries,
-            engine=outcome.engine,
-            model=outcome.model,
-            error=outcome.error,
-            label=TEST_MODEL_LABEL if is_test_model(outcome.model) else None,
-        ),
-        events=[_event(event) for event in incident_events(session, incident_id)],
-        protocol_card=None if card is None else ProtocolCardView(**card),
-    )
+    return detail
 
 
 @router.get(
@@ -129,10 +108,10 @@ def get_incident_eido(
     incident_id: str, session: SessionDep, settings: SettingsDep, _: CurrentPrincipal
 ) -> JSONResponse:
     """The incident as a NENA EIDO JSON document: its acuity, guidance and history (see docs/eido.md)."""
-    source = load_eido_source(session, incident_id)
-    if source is None:
+    detail = read_incident(session, incident_id, ALL_HISTORY)
+    if detail is None:
         raise HTTPException(404, "no such incident")
-    return JSONResponse(build_eido(source, settings.eido_agency_id), media_type="application/json")
+    return JSONResponse(build_eido(detail, settings.eido_agency_id), media_type="application/json")
 
 
 @router.post("/{incident_id}/claim", response_model=IncidentSummary, responses=REFUSED)
@@ -223,50 +202,8 @@ def add_note(incident_id: str, payload: NoteRequest, session: SessionDep, princi
 
 
 def summary(incident: Incident) -> IncidentSummary:
-    return IncidentSummary(
-        id=incident.id,
-        source=incident.source,
-        status=incident.status,
-        esi_level=incident.esi_level,
-        model_level=incident.model_level,
-        override_level=incident.override_level,
-        chief_complaint=incident.chief_complaint,
-        guidance_state=incident.guidance_state,
-        accepted_at=_iso(incident.accepted_at),
-        language=incident.language,
-        protocol_card=None if (card := card_brief(incident)) is None else ProtocolCardBrief(**card),
-    )
-
-
-def _guidance(guidance: Guidance) -> GuidanceView:
-    check = None if guidance.check_failures is None else GuidanceCheck.from_stored(guidance.check_failures)
-    return GuidanceView(
-        text=guidance.text,
-        tokens=guidance.tokens,
-        model=guidance.model,
-        prompt_version=guidance.prompt_version,
-        check_passed=guidance.check_passed,
-        check=None if check is None else check.summary(),
-        label=TEST_MODEL_LABEL if is_test_model(guidance.model) else None,
-    )
-
-
-def _timings(incident: Incident, outcome: Outcome | None) -> Timings:
-    return Timings(
-        received_at=_iso(incident.received_at),
-        accepted_at=_iso(incident.accepted_at),
-        classified_at=_iso(incident.classified_at),
-        queued_at=_iso(incident.queued_at),
-        queue_wait_s=outcome.queue_wait_s if outcome else None,
-        ttft_s=outcome.ttft_s if outcome else None,
-        total_s=outcome.total_s if outcome else None,
-        finished_at=_iso(outcome.finished_at) if outcome else None,
-    )
+    return incident_summary(incident)
 
 
 def _event(event: IncidentEvent) -> EventView:
-    return EventView(**{**event_view(event), "at": _iso(event.created_at)})
-
-
-def _iso(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+    return event_of(event)

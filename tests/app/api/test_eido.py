@@ -26,8 +26,9 @@ from app.db.models import IncidentEvent
 from app.db.session import session_scope
 from app.engine_worker.outcomes import Served, record_finished, when_accepted, write_guidance
 from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
-from app.incidents.eido import build_eido, load_eido_source
+from app.incidents.eido import build_eido
 from app.incidents.pipeline import store_message
+from app.incidents.reading import ALL_HISTORY, read_incident
 from app.intake.schemas import IntakeMessage
 from app.settings import Settings
 from scheduler.redis_heap import HeapItem
@@ -366,7 +367,7 @@ def test_the_validation_can_fail(tmp_path: Path) -> None:
     upgrade(url)
     with session_scope(url) as session:
         incident_id, _ = store_message(session, "cad", "w-1", IntakeMessage(text="Chest pain, sweating", caller="Al"))
-        source = load_eido_source(session, incident_id)
+        source = read_incident(session, incident_id, ALL_HISTORY)
     assert source is not None
     document = build_eido(source, agency_id="psap.example.org")
     assert_valid(document)

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.console.card_step import NO_CARD_LABEL, card_step_field
+from app.incidents.read_model import ProtocolCardView
 
 
-def card(steps_done: list[int], steps: int = 11) -> dict[str, Any]:
-    return {"id": "cpr-adult", "steps": [f"step {number}" for number in range(1, steps + 1)], "steps_done": steps_done}
+def card(steps_done: list[int] | None = None, steps: int = 11) -> ProtocolCardView:
+    return ProtocolCardView(
+        id="cpr-adult",
+        version="1",
+        title="CPR",
+        language="en",
+        label="CPR adult",
+        steps=[f"step {number}" for number in range(1, steps + 1)],
+        reviewed=False,
+        review_state="not reviewed",
+        key_questions=[],
+        do_not=[],
+        steps_done=steps_done or [],
+    )
 
 
 def test_no_card_leaves_the_box_empty_and_not_editable() -> None:

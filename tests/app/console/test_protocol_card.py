@@ -111,10 +111,10 @@ def test_switching_the_card_reads_as_before_and_after_and_a_call_taker_may_not(
     service.switch_card(session, DISPATCHER, incident_id, "aed", "an AED is on the wall")
     session.commit()
     detail = service.incident_detail(session, incident_id)
-    assert detail is not None and detail["card"]["id"] == "aed"
-    event = detail["events"][-1]
-    assert describe_change(event["before"], event["after"], {}) == "protocol card: cpr-adult → aed"
-    history = render_history(detail["events"], {})
+    assert detail is not None and detail.protocol_card is not None and detail.protocol_card.id == "aed"
+    event = detail.events[-1]
+    assert describe_change(event.before, event.after, {}) == "protocol card: cpr-adult → aed"
+    history = render_history(detail.events, {})
     assert "protocol card switched" in history and "an AED is on the wall" in history
 
 
@@ -159,5 +159,5 @@ def test_a_dispatcher_marks_a_step_and_switches_the_card_from_the_console(
         assert incident is not None and (incident.card_id, incident.card_steps_done) == ("aed", [])
         detail = service.incident_detail(session, incident_id)
         assert detail is not None
-        actions = [event["action"] for event in detail["events"]]
+        actions = [event.action for event in detail.events]
         assert actions == ["received", "classified", "card_step", "card_switch"]

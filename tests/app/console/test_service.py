@@ -30,6 +30,7 @@ from app.db.models import Incident, IncidentEvent, Outbox, Role, User
 from app.db.session import session_factory
 from app.incidents.overrides import record_override
 from app.intake.cleaning import EMPTY_TEXT_REASON
+from tests.app.console.details import detail, guidance
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
 CALL_TAKER = Principal("carl", Role.CALL_TAKER)
@@ -195,11 +196,10 @@ def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> N
         cell.startswith('<td class="engine-template" title="template guidance (minor-injury)') and ">template<" in cell
     )
     assert guidance_cell("done", "") == '<td class="engine-done">done</td>'
-    head = guidance_label({"template": "pain", "guidance_version": "templates-2026.11.1", "guidance_state": "done"})
+    template = guidance("template:pain", "templates-2026.11.1")
+    head = guidance_label(detail(guidance=template, guidance_state="done"))
     assert head == '<span class="template-mark">template (pain, templates-2026.11.1): queue overloaded</span>'
-    assert guidance_label({"template": "", "guidance_state": "generating"}) == (
-        '<span class="guidance-state">generating</span>'
-    )
+    assert guidance_label(detail(guidance_state="generating")) == ('<span class="guidance-state">generating</span>')
 
 
 def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavailable(session: Session) -> None:
