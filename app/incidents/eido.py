@@ -215,7 +215,7 @@ def _agents(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
 
 def _disposition(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """A closed incident's disposition, when it has a common code."""
-    close = _last_event(source.events, ["close"])
+    close = _last_event(source.events, ["close", "merge"])
     if source.status != "closed" or close is None:
         return []
     disposition = str((close.after or {}).get("disposition", ""))

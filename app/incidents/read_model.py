@@ -149,6 +149,47 @@ class HistoryPage(Part):
     """The first shown event's id when older events exist (ask for the page before it), else None."""
 
 
+class AssignedUnit(Part):
+    """A unit dispatched to the incident, and when it reached each status on it."""
+
+    name: str
+    kind: str
+    station: str
+    status: str
+    """Its status on this call now: dispatched ... at hospital, or "back in service" once its assignment ended."""
+    status_at: IsoTime
+    """When it reached `status`."""
+    dispatched_at: IsoTime
+    en_route_at: IsoTime | None = None
+    on_scene_at: IsoTime | None = None
+    transporting_at: IsoTime | None = None
+    at_hospital_at: IsoTime | None = None
+    cleared_at: IsoTime | None = None
+
+
+class FloorIntervals(Part):
+    """The call's NFPA 1225 intervals (`app.units.intervals`): the first unit's times from the call's answer."""
+
+    answered_at: IsoTime
+    dispatched_at: IsoTime | None = None
+    en_route_at: IsoTime | None = None
+    on_scene_at: IsoTime | None = None
+    answer_to_dispatch_s: float | None = None
+    dispatch_to_en_route_s: float | None = None
+    en_route_to_on_scene_s: float | None = None
+
+
+class IncidentLink(Part):
+    """Another incident, as a link names it: a possible duplicate's original, or a merged call's target."""
+
+    id: str
+    status: str
+    esi_level: int | None
+    chief_complaint: str | None
+    location: str | None
+    accepted_at: IsoTime
+
+
 class IncidentSummary(Part):
     """One incident in a list (and the head of its detail)."""
 
@@ -165,6 +206,11 @@ class IncidentSummary(Part):
     """The call's language as triage read it ("en", "es"; another code or "und" means an interpreter is needed)."""
     protocol_card: ProtocolCardBrief | None = None
     """The protocol card (null when no card applies or the call is not classified yet); in full in the detail."""
+    state: str = ""
+    """The state an action is offered in (`app.incidents.ownership.state_token`): send it back as `expected_state`
+    and an action on a call that changed since is refused (409) instead of applied."""
+    dispatched_at: IsoTime | None = None
+    """When its first unit was dispatched (its wait clock stops there)."""
 
 
 class IncidentDetail(IncidentSummary):
@@ -193,6 +239,20 @@ class IncidentDetail(IncidentSummary):
     """How a closed incident was closed (its last close's disposition)."""
     history: HistoryPage | None = None
     """Which page of the history `events` is."""
+    callback_number: str | None = None
+    """The number to call back (entered, or read from `caller` when that is a phone number)."""
+    patient_age_years: int | None = None
+    """The patient's age, as the call-taker entered it."""
+    text_revision: int = 0
+    """How many times the call's text was corrected (each correction is audited with its reason)."""
+    possible_duplicate_of: IncidentLink | None = None
+    """An open incident at the same address or from the same number within 30 minutes before this one."""
+    merged_into: IncidentLink | None = None
+    """The incident this call was merged into (closed as a duplicate call)."""
+    units: list[AssignedUnit] = Field(default_factory=list)
+    """The units dispatched to it, in dispatch order."""
+    floor: FloorIntervals | None = None
+    """Its NFPA 1225 intervals so far."""
     user_names: dict[str, str] = Field(default_factory=dict, exclude=True)
     """User id -> name for the ids the shown events hold (`claimed_by`): histories write names, not ids."""
     actor_roles: dict[str, str] = Field(default_factory=dict, exclude=True)

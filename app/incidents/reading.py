@@ -9,17 +9,21 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Guidance, Incident, IncidentEvent, Outcome, User
+from app.db.models import Guidance, Incident, IncidentEvent, Outcome, Unit, UnitAssignment, User
 from app.guidance.cards import CardLibrary
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_brief, card_view
+from app.incidents.ownership import state_token
 from app.incidents.queries import classification_view, latest_classification, review_pending
 from app.incidents.read_model import (
+    AssignedUnit,
     ClassificationView,
     EventView,
+    FloorIntervals,
     GuidanceView,
     HistoryPage,
     IncidentDetail,
+    IncidentLink,
     IncidentSummary,
     OutcomeView,
     ProtocolCardBrief,
@@ -27,6 +31,9 @@ from app.incidents.read_model import (
     Timings,
     model_label,
 )
+from app.units.dispatching import assignments_of
+from app.units.intervals import answered_at, floor_times
+from app.units.statuses import BACK_IN_SERVICE
 
 DEFAULT_HISTORY_LIMIT = 100
 """Events in one page of an incident's history (the newest)."""
@@ -106,12 +113,78 @@ def _protocol_card(_session: Session, incident: Incident) -> ProtocolCardView | 
     return None if card is None else ProtocolCardView(**card)
 
 
+def _units(session: Session, incident: Incident) -> list[AssignedUnit]:
+    assignments = assignments_of(session, [incident.id])[incident.id]
+    units = {
+        unit.name: unit
+        for unit in session.scalars(select(Unit).where(Unit.name.in_({a.unit_name for a in assignments})))
+    }
+    return [assigned_unit(assignment, units[assignment.unit_name]) for assignment in assignments]
+
+
+def assigned_unit(assignment: UnitAssignment, unit: Unit) -> AssignedUnit:
+    """A unit on the incident: its status there (back in service once its assignment ended) and its times."""
+    on_it = assignment.cleared_at is None and unit.incident_id == assignment.incident_id
+    return AssignedUnit(
+        name=unit.name,
+        kind=unit.kind,
+        station=unit.station,
+        status=unit.status if on_it else BACK_IN_SERVICE,
+        status_at=unit.status_at if on_it else assignment.cleared_at or unit.status_at,
+        dispatched_at=assignment.dispatched_at,
+        en_route_at=assignment.en_route_at,
+        on_scene_at=assignment.on_scene_at,
+        transporting_at=assignment.transporting_at,
+        at_hospital_at=assignment.at_hospital_at,
+        cleared_at=assignment.cleared_at,
+    )
+
+
+def _floor(session: Session, incident: Incident) -> FloorIntervals:
+    times = floor_times(
+        answered_at(incident.received_at, incident.accepted_at), assignments_of(session, [incident.id])[incident.id]
+    )
+    to_dispatch, to_en_route, to_scene = times.intervals()
+    return FloorIntervals(
+        answered_at=times.answered_at,
+        dispatched_at=times.dispatched_at,
+        en_route_at=times.en_route_at,
+        on_scene_at=times.on_scene_at,
+        answer_to_dispatch_s=to_dispatch,
+        dispatch_to_en_route_s=to_en_route,
+        en_route_to_on_scene_s=to_scene,
+    )
+
+
+def incident_link(session: Session, incident_id: str | None) -> IncidentLink | None:
+    """Another incident as a link (None for none, or for an id no incident has)."""
+    other = session.get(Incident, incident_id) if incident_id else None
+    if other is None:
+        return None
+    return IncidentLink(
+        id=other.id,
+        status=other.status,
+        esi_level=other.esi_level,
+        chief_complaint=other.chief_complaint,
+        location=other.location,
+        accepted_at=other.accepted_at,
+    )
+
+
+def _possible_duplicate_of(session: Session, incident: Incident) -> IncidentLink | None:
+    return incident_link(session, incident.possible_duplicate_of)
+
+
+def _merged_into(session: Session, incident: Incident) -> IncidentLink | None:
+    return incident_link(session, incident.merged_into)
+
+
 def _disposition(session: Session, incident: Incident) -> str | None:
     if incident.status != "closed":
         return None
     after = session.scalar(
         select(IncidentEvent.after)
-        .where(IncidentEvent.incident_id == incident.id, IncidentEvent.action == "close")
+        .where(IncidentEvent.incident_id == incident.id, IncidentEvent.action.in_(("close", "merge")))
         .order_by(IncidentEvent.id.desc())
         .limit(1)
     )
@@ -126,6 +199,10 @@ PART_LOADERS: dict[str, PartLoader] = {
     "outcome": _outcome,
     "protocol_card": _protocol_card,
     "disposition": _disposition,
+    "units": _units,
+    "floor": _floor,
+    "possible_duplicate_of": _possible_duplicate_of,
+    "merged_into": _merged_into,
 }
 """The detail's parts beyond the incident row, each read by its loader. A new part (a live call's transcript, say)
 is a field of `IncidentDetail` and one entry here."""
@@ -146,6 +223,8 @@ def incident_summary(incident: Incident, library: CardLibrary | None = None) -> 
         accepted_at=incident.accepted_at,
         language=incident.language,
         protocol_card=None if card is None else ProtocolCardBrief(**card),
+        state=state_token(incident),
+        dispatched_at=incident.dispatched_at,
     )
 
 
@@ -169,6 +248,9 @@ def read_incident(
         caller=incident.caller,
         location=incident.location,
         call_id=incident.call_id,
+        callback_number=incident.callback_number,
+        patient_age_years=incident.patient_age_years,
+        text_revision=incident.text_revision,
         events=events,
         history=page,
         claimed_by=names.get(incident.claimed_by) if incident.claimed_by else None,

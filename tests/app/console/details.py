@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from app.incidents.read_model import GuidanceView, IncidentDetail, Timings
+from app.incidents.read_model import GuidanceView, IncidentDetail, IncidentLink, ProtocolCardView, Timings
 
 ACCEPTED = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.UTC)
 
@@ -48,3 +48,32 @@ def detail(**fields: Any) -> IncidentDetail:
         "events": [],
     }
     return IncidentDetail(**{**defaults, **fields})
+
+
+def link(incident_id: str = "i0", esi_level: int = 1) -> IncidentLink:
+    """Another open incident, as a link names it."""
+    return IncidentLink(
+        id=incident_id,
+        status="new",
+        esi_level=esi_level,
+        chief_complaint="collapsed",
+        location="12 Main St",
+        accepted_at=ACCEPTED,
+    )
+
+
+def card(steps_done: list[int] | None = None, steps: int = 11) -> ProtocolCardView:
+    """The CPR card's part with `steps` steps, those in `steps_done` marked done."""
+    return ProtocolCardView(
+        id="cpr-adult",
+        version="1",
+        title="CPR",
+        language="en",
+        label="CPR adult",
+        steps=[f"step {number}" for number in range(1, steps + 1)],
+        reviewed=False,
+        review_state="not reviewed",
+        key_questions=[],
+        do_not=[],
+        steps_done=steps_done or [],
+    )

@@ -29,9 +29,9 @@ from app.incidents.read_model import ProtocolCardView
 from app.intake.schemas import IntakeMessage
 from app.status.engine import EngineStatus
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
-from tests.app.console.details import detail, guidance
+from tests.app.console.details import card as cpr_card
+from tests.app.console.details import detail, guidance, link
 from tests.app.console.pages import row_html
-from tests.app.console.test_card_step import card as cpr_card
 from tests.app.triage_stub import classify_with, plain_result
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
@@ -108,11 +108,18 @@ def test_the_guidance_state_is_in_words() -> None:
     down = EngineStatus(False, "unavailable", "model m not found; trying again (attempt 2)", 1)
     starting = EngineStatus(False, "loading", "loading model m", 1)
     queued = detail(guidance_state="queued")
+    # A dispatcher reads what to do; a supervisor also why.
     assert guidance_label(queued, down) == (
+        '<span class="guidance-state engine-unavailable">guidance unavailable: read the protocol card</span>'
+    )
+    assert guidance_label(queued, down, supervisor=True) == (
         '<span class="guidance-state engine-unavailable">engine down: model m not found; trying again (attempt 2)'
         "</span>"
     )
     assert guidance_label(queued, starting) == (
+        '<span class="guidance-state engine-unavailable">guidance starting: read the protocol card</span>'
+    )
+    assert guidance_label(queued, starting, supervisor=True) == (
         '<span class="guidance-state engine-unavailable">engine starting: loading model m</span>'
     )
     done = detail(guidance_state="done", guidance=guidance("builtin:tiny-llama", label="test model: not real guidance"))
@@ -121,9 +128,13 @@ def test_the_guidance_state_is_in_words() -> None:
     )
     assert guidance_cell("done", "", None, test_model=True) == '<td class="engine-test">done (test model)</td>'
     assert guidance_cell("generating", "", down) == '<td class="engine-generating">generating</td>'
-    assert render_engine_banner(EngineStatus(True, "serving", engines=1, test_model=True)).startswith(
-        '<div class="engine-banner loading" role="status"><b>Guidance comes from a test model:</b> test model: not '
-        "real guidance."
+    test_model = EngineStatus(True, "serving", engines=1, test_model=True)
+    assert render_engine_banner(test_model) == (
+        '<div class="engine-banner loading" role="status"><b>Guidance comes from a test model:</b> it is not real '
+        "guidance. Read the protocol card to the caller.</div>"
+    )  # said once ("test model: test model" no more), the setting for supervisors only
+    assert render_engine_banner(test_model, supervisor=True).endswith(
+        "Read the protocol card to the caller. Set a real model (TRIAGE_MODEL) for guidance.</div>"
     )
     assert render_engine_banner(EngineStatus(True, "serving", engines=1)) == ""
 
@@ -180,10 +191,13 @@ def test_the_actions_offered_follow_the_incident_s_state_and_the_user_s_role() -
         incident = detail(status=status, claimed_by=claimer or None, protocol_card=card)
         return [update.get("visible") for update in action_visibility(incident, who)]
 
-    # (dispatch group, Claim, Mark dispatched, card steps)
-    assert shown("new") == [True, True, True, False]
-    assert shown("claimed", "dana", card=cpr_card()) == [True, False, True, True]
-    assert shown("claimed", "sue") == [True, True, True, False]  # someone else's: dana may take it over
-    assert shown("dispatched", "dana") == [True, False, False, False]
-    assert shown("closed", "dana") == [False, False, True, False]  # the group is hidden: notes only
+    # (dispatch group, Claim, Take over, its reason, Dispatch, units, close confirmation, Merge)
+    assert shown("new") == [True, True, False, False, True, True, False, False]
+    assert shown("claimed", "dana", card=cpr_card()) == [True, False, False, False, True, True, False, False]
+    # Someone else's: Take over (with a reason) and nothing else until then.
+    assert shown("claimed", "sue") == [True, False, True, True, False, False, False, False]
+    assert shown("dispatched", "dana") == [True, False, False, False, True, True, False, False]  # more units
+    assert shown("closed", "dana") == [False] * 8  # notes only
     assert shown("new", who=Principal("carl", Role.CALL_TAKER))[0] is False
+    urgent = detail(status="claimed", claimed_by="dana", esi_level=1, possible_duplicate_of=link())
+    assert [update.get("visible") for update in action_visibility(urgent, DISPATCHER)][6:] == [True, True]

@@ -75,7 +75,7 @@ def test_get_incident_serialises_the_read_model_with_its_history_page(api: Api) 
 
 
 def test_the_console_and_eido_render_the_same_read(api: Api) -> None:
-    incident_id, ids = noted(api, 2)
+    incident_id, _ = noted(api, 2)
     with session_scope(api.url) as session:
         actions.claim(session, incident_id, DISPATCHER)
     with session_scope(api.url) as session:
