@@ -30,6 +30,7 @@ from app.console.dashboard import (
 )
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
+from app.console.floor_panel import floor_data, render_floor
 from app.console.history import action_choices
 from app.console.incident_tab import IncidentHandlers, IncidentTab, incident_layout, wire_incident
 from app.console.incident_tab import action_visibility as action_visibility
@@ -327,17 +328,19 @@ class _Handlers:
             time.sleep(TRIAGE_POLL_S)
         yield f"Accepted: incident {short}; triage has not answered yet: see the queue.", keep, keep, keep, keep, keep
 
-    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any]:
-        """The dashboard, drawn again only when what it shows changed since this console's last one (`shown`, its
-        signature): a figure costs about 0.6 s of CPU to draw, and the page asks every 30 s while it is on screen."""
+    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any, Any]:
+        """The dashboard: the floor's NFPA 1225 panel, then the engine's figure, drawn again only when what it shows
+        changed since this console's last one (`shown`, its signature): a figure costs about 0.6 s of CPU to draw,
+        and the page asks every 30 s while it is on screen."""
         require(self.principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
         with session_scope(self.url) as session:
             now = dt.datetime.now(dt.UTC)
             data, weeks = dashboard_data(session, now), weekly_agreement(session, now)
+            floor = render_floor(floor_data(session, now))
         signature = (dashboard_signature(data), tuple(weeks))
         if signature == shown:
-            return gr.skip(), gr.skip(), shown
-        return dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
+            return floor, gr.skip(), gr.skip(), shown
+        return floor, dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
 
     def search_audit(
         self, incident_id: str, actor: str, action: str, hours: float, request: gr.Request
@@ -381,6 +384,7 @@ class _View:
     submit: gr.Button
     accepted: gr.Markdown
     dashboard_tab: gr.Tab
+    floor: gr.HTML
     plot: gr.Plot
     agreement: gr.HTML
     refresh: gr.Button
@@ -425,6 +429,8 @@ def _layout() -> _View:
             view.submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
             view.accepted = gr.Markdown(elem_id="new-result")
         with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
+            view.floor = gr.HTML(elem_id="dashboard-floor")  # the floor's figures first, apart from the engine's
+            gr.HTML("<h3 class='dashboard-part'>Guidance engine (the LLM's queue and speed)</h3>")
             view.plot = gr.Plot(elem_id="dashboard-plot", show_label=False)  # its "Plot" badge covered a panel
             view.agreement = gr.HTML(elem_id="dashboard-agreement")
             view.refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
@@ -487,8 +493,9 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     # must not queue behind it (Gradio's default is one at a time per event).
     v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form], concurrency_limit=None)
     drawn = gr.State(None)  # the signature of the dashboard this console shows
-    v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn], show_progress="hidden")
-    v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn])
+    dashboard = [v.floor, v.plot, v.agreement, drawn]
+    v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=dashboard, show_progress="hidden")
+    v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=dashboard)
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_hours]
     v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])
     v.audit_tab.select(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])  # the last day on open

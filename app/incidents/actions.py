@@ -279,10 +279,10 @@ def add_note(
 ) -> IncidentEvent:
     """Add a note to the incident's history (closed incidents too), within the note limits; the note event."""
     who = authorize(actor, "note")
+    incident = incident_or_404(session, incident_id)
     text = bounded(note, limits.note_chars, "the note")
     if not text:
         raise InvalidActionError("the note is empty")
-    incident = incident_or_404(session, incident_id)
     check_note_room(session, incident.id, who.name, limits)
     return audit_event(session, incident, who, "note", {}, {}, text)
 
