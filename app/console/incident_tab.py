@@ -249,21 +249,23 @@ def action_visibility(
     may_dispatch = who.role in DISPATCH_ROLES
     hidden = gr.update(visible=False)
     if detail is None:
-        return gr.update(visible=may_dispatch), gr.update(visible=True), *(hidden,) * 2, gr.update(), *(hidden,) * 3
+        return gr.update(visible=may_dispatch), gr.update(visible=True), *(hidden,) * 2, gr.update(), *(hidden,) * 4
     status, holder = detail.status, detail.claimed_by
     open_call = status != "closed"
     mine = holder == who.name
     others = holder is not None and not mine
     reached = any(unit.on_scene_at is not None for unit in detail.units)
+    mergeable = open_call and not others and detail.possible_duplicate_of is not None
     return (
         gr.update(visible=may_dispatch and open_call),
         gr.update(visible=open_call and not others and not (mine and status != "new")),
         gr.update(visible=open_call and others),
-        gr.update(visible=open_call and others, value=""),
+        gr.update(visible=open_call and others),
         gr.update(visible=open_call and not others),
         gr.update(choices=units or [], value=[], visible=open_call and not others),
         gr.update(visible=open_call and detail.esi_level in (1, 2) and not reached),
-        gr.update(visible=open_call and not others and detail.possible_duplicate_of is not None),
+        gr.update(visible=mergeable),
+        gr.update(visible=mergeable),
     )
 
 
@@ -289,6 +291,7 @@ def wire_incident(
         tab.fields["units"],
         tab.close_reason,
         tab.merge_button,
+        tab.fields["merge_reason"],
     ]
     reload_button.click(handlers.refresh, inputs=[selected], outputs=outputs, show_progress="hidden")
     # Another incident opened: no word left of an action on the previous one.

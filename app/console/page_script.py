@@ -140,6 +140,7 @@ _SCRIPT = """
   if (window.EventSource) new EventSource(STREAM).addEventListener("queue", onQueue);
   setInterval(() => {
     if (shownBody === null || !document.body.contains(shownBody)) render();  // Gradio drew the queue anew
+    if (unread.length) showAlert();  // the banner and the rows it names may be drawn after the first patch
     tickClocks();
     maybeReload();
   }, 1000);

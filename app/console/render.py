@@ -578,8 +578,8 @@ def render_head(
     return (
         f'<div class="incident-head">{badge(detail.esi_level, detail.override_level is not None)}{review}'
         f'{language_badge(detail.language or "")} <span class="head-complaint">{complaint}</span>{age}</div>'
-        f'<div class="call-facts"><span class="address" title="address">📍 {address}</span>'
-        f'<span class="callback" title="call-back number">☎ {number}</span></div>'
+        f'<div class="call-facts"><span class="address"><small>address</small> {address}</span>'
+        f'<span class="callback"><small>call back</small> {number}</span></div>'
         f'<div class="incident-status"><b>{html.escape(detail.status)}</b>{holder} · '
         f"{render_arrival(detail, deadlines)} · guidance {words}</div>"
     )
@@ -722,6 +722,10 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .card-steps li[data-step] { cursor: pointer; }
 .card-steps li[data-step]:hover { background: #dcedc8; }
 .step-hint { color: #555; font-size: 13px; margin: 2px 0; }
+.call-facts small { font-size: 12px; font-weight: 400; color: #555; text-transform: uppercase; margin-right: 4px; }
+.engine-banner.take-over { color: #fff; background: #4a148c; cursor: pointer; }
+table.floor-calls td:nth-child(2), table.floor-calls th:nth-child(2) { text-align: left; }
+h3.dashboard-part { margin: 14px 0 4px; }
 .protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }
 .protocol-card h3 { font-size: 20px; margin: 4px 0; }
 .protocol-card h4 { margin: 8px 0 2px; text-transform: uppercase; font-size: 13px; color: #33691e; }

@@ -75,3 +75,15 @@ def test_the_guidance_box_says_what_its_text_is() -> None:
     ]
     assert label("done", "minor-injury") == "Guidance (template: the queue was overloaded)"
     assert guidance_box_label(None) == "Guidance"
+
+
+def test_the_checker_s_refusal_is_one_short_line_in_the_history_and_the_audit_table() -> None:
+    from app.console.history import event_reason
+
+    failures = {"check": "refused", "failures": ["missing-section", "missing-section", "contradiction"]}
+    reason = "checker: missing section: no KEY FACTS: section; missing section: ...; contradicts the card: ..."
+    assert event_reason("guidance_check", failures, reason) == (
+        "refused: missing section (2 times), contradicts the card; read the protocol card"
+    )
+    assert event_reason("note", {}, "crew at the door") == "crew at the door"
+    assert event_reason("guidance_check", None, reason) == "refused: see the guidance; read the protocol card"

@@ -191,13 +191,13 @@ def test_the_actions_offered_follow_the_incident_s_state_and_the_user_s_role() -
         incident = detail(status=status, claimed_by=claimer or None, protocol_card=card)
         return [update.get("visible") for update in action_visibility(incident, who)]
 
-    # (dispatch group, Claim, Take over, its reason, Dispatch, units, close confirmation, Merge)
-    assert shown("new") == [True, True, False, False, True, True, False, False]
-    assert shown("claimed", "dana", card=cpr_card()) == [True, False, False, False, True, True, False, False]
+    # (dispatch group, Claim, Take over, its reason, Dispatch, units, close confirmation, Merge, its reason)
+    assert shown("new") == [True, True, False, False, True, True, False, False, False]
+    assert shown("claimed", "dana", card=cpr_card()) == [True, False, False, False, True, True, False, False, False]
     # Someone else's: Take over (with a reason) and nothing else until then.
-    assert shown("claimed", "sue") == [True, False, True, True, False, False, False, False]
-    assert shown("dispatched", "dana") == [True, False, False, False, True, True, False, False]  # more units
-    assert shown("closed", "dana") == [False] * 8  # notes only
+    assert shown("claimed", "sue") == [True, False, True, True, False, False, False, False, False]
+    assert shown("dispatched", "dana") == [True, False, False, False, True, True, False, False, False]  # more units
+    assert shown("closed", "dana") == [False] * 9  # notes only
     assert shown("new", who=Principal("carl", Role.CALL_TAKER))[0] is False
     urgent = detail(status="claimed", claimed_by="dana", esi_level=1, possible_duplicate_of=link())
-    assert [update.get("visible") for update in action_visibility(urgent, DISPATCHER)][6:] == [True, True]
+    assert [update.get("visible") for update in action_visibility(urgent, DISPATCHER)][6:] == [True, True, True]
