@@ -76,36 +76,7 @@ def incident_layout(card_choices: list[tuple[str, str]]) -> IncidentTab:
         with gr.Column(scale=2):
             result = gr.Markdown(elem_id="action-result")  # above the buttons: seen where one clicked
             with gr.Group(visible=False) as dispatch_actions:
-                with gr.Row():
-                    buttons["claim"] = gr.Button("Claim", variant="primary", elem_id="claim")
-                    buttons["take_over"] = gr.Button("Take over", visible=False, elem_id="take-over")
-                fields["take_over_reason"] = gr.Textbox(
-                    label="Why you take over this call (required; both of you see it)",
-                    visible=False,
-                    elem_id="take-over-reason",
-                )
-                fields["units"] = gr.Dropdown(
-                    [], value=[], multiselect=True, label="Units to dispatch", elem_id="dispatch-units"
-                )
-                buttons["dispatch"] = gr.Button("Dispatch", variant="primary", elem_id="dispatch")
-                fields["level"] = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
-                fields["reason"] = gr.Textbox(label="Reason (required)", elem_id="override-reason")
-                buttons["override"] = gr.Button("Override ESI", variant="secondary", elem_id="override")
-                fields["disposition"] = gr.Dropdown(
-                    list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
-                )
-                fields["close_reason"] = gr.Textbox(
-                    label="No unit reached the scene: confirm by saying why you close it",
-                    visible=False,
-                    elem_id="close-reason",
-                )
-                buttons["close"] = gr.Button("Close incident", elem_id="close")
-                fields["card_choice"] = gr.Dropdown(
-                    card_choices, value=None, label="Switch protocol card to", elem_id="card-choice"
-                )
-                fields["card_reason"] = gr.Textbox(label="Why switch the card (required)", elem_id="card-reason")
-                buttons["card_switch"] = gr.Button("Switch card", elem_id="card-switch")
-                _correction(fields, buttons)
+                _dispatch_actions(fields, buttons, card_choices)
             fields["note"] = gr.Textbox(label="Note", elem_id="note")
             buttons["note"] = gr.Button("Add note", elem_id="add-note")
     history = gr.HTML(elem_id="history")
@@ -132,6 +103,36 @@ def incident_layout(card_choices: list[tuple[str, str]]) -> IncidentTab:
         page_action=gr.Textbox(elem_id="page-action", visible="hidden"),
         page_action_button=gr.Button("page action", elem_id="page-action-send", visible="hidden"),
     )
+
+
+def _dispatch_actions(
+    fields: dict[str, Any], buttons: dict[str, gr.Button], card_choices: list[tuple[str, str]]
+) -> None:
+    """Claim or take over, dispatch units, override, close, switch the card, correct, merge (dispatchers)."""
+    with gr.Row():
+        buttons["claim"] = gr.Button("Claim", variant="primary", elem_id="claim")
+        buttons["take_over"] = gr.Button("Take over", visible=False, elem_id="take-over")
+    fields["take_over_reason"] = gr.Textbox(
+        label="Why you take over this call (required; both of you see it)", visible=False, elem_id="take-over-reason"
+    )
+    fields["units"] = gr.Dropdown([], value=[], multiselect=True, label="Units to dispatch", elem_id="dispatch-units")
+    buttons["dispatch"] = gr.Button("Dispatch", variant="primary", elem_id="dispatch")
+    fields["level"] = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
+    fields["reason"] = gr.Textbox(label="Reason (required)", elem_id="override-reason")
+    buttons["override"] = gr.Button("Override ESI", variant="secondary", elem_id="override")
+    fields["disposition"] = gr.Dropdown(
+        list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
+    )
+    fields["close_reason"] = gr.Textbox(
+        label="No unit reached the scene: confirm by saying why you close it", visible=False, elem_id="close-reason"
+    )
+    buttons["close"] = gr.Button("Close incident", elem_id="close")
+    fields["card_choice"] = gr.Dropdown(
+        card_choices, value=None, label="Switch protocol card to", elem_id="card-choice"
+    )
+    fields["card_reason"] = gr.Textbox(label="Why switch the card (required)", elem_id="card-reason")
+    buttons["card_switch"] = gr.Button("Switch card", elem_id="card-switch")
+    _correction(fields, buttons)
 
 
 def _correction(fields: dict[str, Any], buttons: dict[str, gr.Button]) -> None:

@@ -156,7 +156,7 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     # The head says when the call arrived and counts its wait up on the page (the server sends no clock).
     first_tick = dana.inner_text("#incident-view .wait-clock")
     wait_for(lambda: dana.inner_text("#incident-view .wait-clock") != first_tick, what="the wait clock to tick")
-    assert "arrived " in dana.inner_text("#incident-view .incident-head")
+    assert "arrived " in dana.inner_text("#incident-view .incident-status")
     # The tiny test model's answer is never real guidance: the checker refuses it, and the view says it is a test
     # model's.
     finished = "Guidance refused by the checker: read the protocol card alone"
