@@ -43,7 +43,7 @@ from app.incidents.actions import require as require
 from app.incidents.corrections import Corrected, Correction
 from app.incidents.duplicates import callback_key
 from app.incidents.pipeline import CallContact, store_message
-from app.incidents.queries import URGENCY_ORDER, review_pending
+from app.incidents.queries import URGENCY_ORDER
 from app.incidents.read_model import IncidentDetail
 from app.incidents.read_model import template_kind as template_kind
 from app.incidents.reading import HistoryWindow, read_incident
@@ -112,46 +112,67 @@ FLOOR_ORDER = (
 first (unclassified last), then the longest wait."""
 
 
+QUEUE_COLUMNS = (
+    Incident.id,
+    Incident.esi_level,
+    Incident.override_level,
+    Incident.chief_complaint,
+    Incident.status,
+    Incident.guidance_state,
+    Incident.accepted_at,
+    Incident.needs_review,
+    Incident.review_reason,
+    Incident.language,
+    Incident.card_id,
+    Incident.location,
+    Incident.source,
+    Incident.dispatched_at,
+    Incident.possible_duplicate_of,
+    User.name,
+    Guidance.model,
+)
+"""What a queue row shows, read as plain columns (loading 1,000 whole incidents cost more than the query)."""
+
+
 def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
     """Open incidents in `FLOOR_ORDER`, each with its units on the call."""
     now = now or utcnow()
     rows = session.execute(
-        select(Incident, User.name, Guidance.model)
+        select(*QUEUE_COLUMNS)
         .outerjoin(User, User.id == Incident.claimed_by)
         .outerjoin(Guidance, Guidance.incident_id == Incident.id)
         .where(Incident.status != IncidentStatus.CLOSED.value)
         .order_by(*FLOOR_ORDER)
         .limit(limit)
     ).all()
-    units = units_on_calls(session, [incident.id for incident, _, _ in rows if incident.dispatched_at is not None])
-    return [queue_row(incident, claimer, model, now, units.get(incident.id, ())) for incident, claimer, model in rows]
+    units = units_on_calls(session, [row.id for row in rows if row.dispatched_at is not None])
+    return [queue_row(row, now, units.get(row.id, ())) for row in rows]
 
 
-def queue_row(
-    incident: Incident, claimer: str | None, guidance_model: str | None, now: dt.datetime, units: Sequence[UnitOnCall]
-) -> QueueRow:
-    stopped = incident.dispatched_at or now
+def queue_row(row: Any, now: dt.datetime, units: Sequence[UnitOnCall]) -> QueueRow:
+    """One row of `QUEUE_COLUMNS` as the queue shows it."""
+    stopped = row.dispatched_at or now
     return QueueRow(
-        incident_id=incident.id,
-        esi_level=incident.esi_level,
-        overridden=incident.override_level is not None,
-        chief_complaint=incident.chief_complaint or "",
-        status=incident.status,
-        claimed_by=claimer,
-        guidance_state=incident.guidance_state,
-        waited_s=max(0.0, (stopped - incident.accepted_at).total_seconds()),
-        review_pending=review_pending(incident),
-        review_reason=incident.review_reason,
-        template=template_kind(guidance_model),
-        accepted_s=incident.accepted_at.timestamp(),
-        language=incident.language or "",
-        card=card_label(incident.card_id) if incident.card_id else "",
-        location=incident.location or "",
-        source=incident.source,
-        test_model=is_test_model(guidance_model),
-        dispatched_s=incident.dispatched_at.timestamp() if incident.dispatched_at is not None else None,
+        incident_id=row.id,
+        esi_level=row.esi_level,
+        overridden=row.override_level is not None,
+        chief_complaint=row.chief_complaint or "",
+        status=row.status,
+        claimed_by=row.name,
+        guidance_state=row.guidance_state,
+        waited_s=max(0.0, (stopped - row.accepted_at).total_seconds()),
+        review_pending=row.needs_review and row.override_level is None,
+        review_reason=row.review_reason,
+        template=template_kind(row.model),
+        accepted_s=row.accepted_at.timestamp(),
+        language=row.language or "",
+        card=card_label(row.card_id) if row.card_id else "",
+        location=row.location or "",
+        source=row.source,
+        test_model=is_test_model(row.model),
+        dispatched_s=row.dispatched_at.timestamp() if row.dispatched_at is not None else None,
         units=tuple(units),
-        possible_duplicate_of=incident.possible_duplicate_of or "",
+        possible_duplicate_of=row.possible_duplicate_of or "",
     )
 
 

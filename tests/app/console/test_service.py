@@ -246,3 +246,29 @@ def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavail
     for serving in (EngineStatus(True, "serving", engines=2), None):
         assert render_queue(rows, engine=serving) == render_queue(rows)
         assert "engine-banner" not in render_queue(rows, engine=serving)
+
+
+def test_the_queue_puts_unclaimed_calls_first_and_stops_a_dispatched_call_s_clock(session: Session) -> None:
+    claim(session, DISPATCHER, "i3")  # ESI 1, the longest waiting: claimed
+    dispatch(session, DISPATCHER, "i1", ["M12"])  # ESI 1: dispatched (and claimed)
+    incident = session.get(Incident, "i1")
+    assert incident is not None
+    incident.dispatched_at = NOW - dt.timedelta(seconds=5)  # 15 s after its arrival
+    session.commit()
+    rows = open_queue(session, NOW)
+    assert [(row.incident_id, row.status) for row in rows] == [
+        ("i0", "new"),  # ESI 3
+        ("i4", "new"),  # ESI 5
+        ("i2", "new"),  # unclassified
+        ("i3", "claimed"),  # ESI 1, but someone holds it
+        ("i1", "dispatched"),
+    ]
+    dispatched = rows[-1]
+    assert (dispatched.waited_s, [(unit.name, unit.status) for unit in dispatched.units]) == (
+        15.0,
+        [("M12", "dispatched")],
+    )
+    page = render_queue(rows)
+    assert '<td class="wait-stopped" title="dispatched 0:15 after arrival (target 1:00)">0:15</td>' in page
+    assert '<span class="unit-chip unit-dispatched">M12 dispatched <span class="unit-clock" data-since="' in page
+    assert 'data-urgent=""' in page  # the ESI 1 calls are held: no alert for them
