@@ -55,9 +55,11 @@ UNIT_STATUSES = (UnitStatus.DISPATCHED, UnitStatus.EN_ROUTE, UnitStatus.ON_SCENE
 
 
 def seed(database_url: str, count: int) -> None:
-    """`count` open, classified incidents of mixed levels, arrived over the last ten minutes, as a busy floor holds
-    them: a third unclaimed, a third claimed by the bench user, a third dispatched with one unit (every other one
-    with two), the units in the statuses a call takes them through."""
+    """`count` open, classified incidents of mixed levels, arrived over the last ten minutes, as a floor working
+    through a backlog holds them: one in ten unclaimed, one in ten claimed by the bench user, the rest dispatched with
+    one unit (every other one with two: 1.5 units a call), the units in the statuses a call takes them through. The
+    queue lists unclaimed calls first and dispatched ones last, so at 5,000 its 1,000 rows hold 500 dispatched rows
+    with their units."""
     now = utcnow()
     messages = list(generate(count, seed=5))
     with session_scope(database_url) as session:
@@ -68,9 +70,9 @@ def seed(database_url: str, count: int) -> None:
             incident_id = add_classified(session, f"bench-{index}", message.text, message.esi_level, accepted)
             incident = session.get(Incident, incident_id)
             assert incident is not None
-            if index % 3 == 1:
+            if index % 10 == 1:
                 incident.status, incident.claimed_by = IncidentStatus.CLAIMED.value, user.id
-            elif index % 3 == 2:
+            elif index % 10 > 1:
                 incident.status, incident.claimed_by = IncidentStatus.DISPATCHED.value, user.id
                 incident.dispatched_at = accepted + dt.timedelta(seconds=40)
                 for _ in range(1 + index % 2):

@@ -52,7 +52,6 @@ from app.incidents.text_limits import DEFAULT_LIMITS, FreeTextLimits
 from app.intake.schemas import IntakeMessage, refusals
 from app.settings import Settings
 from app.units.dispatching import change_unit_status
-from app.units.roster import roster
 
 CONSOLE_HISTORY = HistoryWindow(limit=50)
 """The incident's history as the console first shows it: the newest 50 events ("Show older" pages back)."""
@@ -423,11 +422,10 @@ def set_unit_status(
 
 def available_units(session: Session) -> list[tuple[str, str]]:
     """The units a dispatcher may send now, as (label, name): "M12 · ambulance · Station 3"."""
-    return [
-        (" · ".join(part for part in (unit.name, unit.kind, unit.station) if part), unit.name)
-        for unit in roster(session)
-        if unit.status == UnitStatus.AVAILABLE
-    ]
+    available = session.execute(
+        select(Unit.name, Unit.kind, Unit.station).where(Unit.status == UnitStatus.AVAILABLE.value).order_by(Unit.name)
+    ).all()
+    return [(" · ".join(part for part in (name, kind, station) if part), name) for name, kind, station in available]
 
 
 def audit_events(
