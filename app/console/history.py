@@ -56,6 +56,8 @@ FIELDS = {
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""
+INCIDENT_FIELDS = ("possible_duplicate_of", "merged_into", "merged")
+"""Fields that hold another incident's id."""
 SYSTEM_ACTORS = {
     "system:classifier": "classifier",
     "system:overload": "overload shedding",
@@ -98,6 +100,8 @@ def value_label(field: str, value: Any, user_names: Mapping[str, str]) -> str:
         return "yes" if value else "no"
     if field == "claimed_by":
         return user_names.get(str(value), "a removed user")
+    if field in INCIDENT_FIELDS:
+        return str(value)[:8]  # another incident, by its short id (as the queue and the audit name it)
     if isinstance(value, list):
         return ", ".join(str(item) for item in value) or "none"
     if isinstance(value, dict) and "id" in value:  # the card triage picked: {"id", "version", "language"}

@@ -570,8 +570,7 @@ def render_head(
     review = review_badge(detail.review_reason) if detail.review_pending else ""
     complaint = html.escape(detail.chief_complaint or shorten(detail.text, 120) or "no complaint")
     address = html.escape(detail.location or "no address given")
-    callback = detail.callback_number or detail.caller
-    number = html.escape(callback) if callback else "no call-back number"
+    number = html.escape(detail.callback_number) if detail.callback_number else "no call-back number"
     age = f' <span class="age">age {detail.patient_age_years}</span>' if detail.patient_age_years is not None else ""
     holder = f" · held by <b>{html.escape(detail.claimed_by)}</b>" if detail.claimed_by else ""
     words = guidance_label(detail, engine, viewer.supervisor)
@@ -723,7 +722,7 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
 .card-steps li[data-step]:hover { background: #dcedc8; }
 .step-hint { color: #555; font-size: 13px; margin: 2px 0; }
 .call-facts small { font-size: 12px; font-weight: 400; color: #555; text-transform: uppercase; margin-right: 4px; }
-.engine-banner.take-over { color: #fff; background: #4a148c; cursor: pointer; }
+.engine-banner.take-over, .engine-banner.take-over b { color: #fff !important; background: #4a148c; cursor: pointer; }
 table.floor-calls td:nth-child(2), table.floor-calls th:nth-child(2) { text-align: left; }
 h3.dashboard-part { margin: 14px 0 4px; }
 .protocol-card { border: 3px solid #1b5e20; border-radius: 8px; padding: 8px 14px; margin: 8px 0; background: #f1f8e9; }

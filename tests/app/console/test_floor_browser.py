@@ -269,7 +269,8 @@ def test_the_queue_puts_unclaimed_calls_first_and_alerts_for_those_waiting_at_si
     assert order.index(waiting) < order.index(claimed)  # unclaimed first, whatever the arrival
     # An override that makes the call on screen urgent raises no "NEW" bar for it.
     minor = floor.call("Cough for two days, no fever", "5 Low St")
-    dana.click("#urgent-banner")
+    dana.click("#urgent-banner")  # opens the first: on screen before the queue is looked at again
+    wait_for(lambda: dana.is_visible("#incident-view") and not dana.is_visible("#urgent-banner"), what="it opened")
     opened(dana, minor, "Cough for two days")
     dana.locator("#override-level label").filter(has_text=re.compile(r"^\s*2\s*$")).click()
     dana.fill("#override-reason textarea", "caller now breathless")
