@@ -104,8 +104,13 @@ def first_sentence(text: str, limit: int = COMPLAINT_LIMIT) -> str:
             sentences[-1] = f"{sentences[-1]} {part}"
         else:
             sentences.append(part)
-    chosen = next((sentence for sentence in sentences if says_something(sentence)), text.strip())
-    return shorten(chosen.rstrip(".") if chosen.endswith(".") and not chosen.endswith("..") else chosen, limit)
+    at = next((index for index, sentence in enumerate(sentences) if says_something(sentence)), None)
+    if at is None:
+        return shorten(text.strip(), limit)
+    chosen = sentences[at]
+    if at < len(sentences) - 1 and chosen[-1:] in ".?!":  # cut before the next sentence: its stop goes too
+        chosen = chosen[:-1]
+    return shorten(chosen, limit)
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:
