@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from app.incidents.text_limits import FreeTextLimits
 from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
 from app.redis.urls import RedisURL
 from scheduler.cost_model import PROFILES
@@ -99,6 +100,15 @@ class Settings(BaseSettings):
     env: Literal["development", "production"] = "development"
     eido_agency_id: str = Field(default="psap.invalid", pattern=r"^[A-Za-z0-9.-]+$")
     """The centre's NENA Agency Identifier (a domain name) in exported EIDO documents (`docs/eido.md`)."""
+    note_max_chars: int = Field(default=2000, ge=100, le=100_000)
+    """A note's length at most (`app.incidents.text_limits`)."""
+    reason_max_chars: int = Field(default=500, ge=50, le=10_000)
+    """An override, card-switch, take-over, correction, merge or close reason's length at most."""
+    incident_note_limit: int = Field(default=200, ge=1)
+    """Notes one incident may hold."""
+    user_note_limit: int = Field(default=30, ge=1)
+    """Notes one user may add per `user_note_window_s` (429 with Retry-After past it)."""
+    user_note_window_s: float = Field(default=60.0, gt=0)
     cookie_secure: bool | None = None
     """The console's session cookie only over HTTPS; None: in production. Set false for a pilot served over plain
     HTTP (the browser would otherwise never send the cookie back, and sign-in would not stick)."""
@@ -319,6 +329,16 @@ class Settings(BaseSettings):
             held_prefill_share=self.policy_held_prefill_share,
             strict_max_level=self.policy_strict_max_level,
             overload_strict_max_level=self.policy_overload_strict_max_level,
+        )
+
+    @property
+    def free_text_limits(self) -> FreeTextLimits:
+        return FreeTextLimits(
+            note_chars=self.note_max_chars,
+            reason_chars=self.reason_max_chars,
+            notes_per_incident=self.incident_note_limit,
+            notes_per_user=self.user_note_limit,
+            user_window_s=self.user_note_window_s,
         )
 
     @property

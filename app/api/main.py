@@ -17,7 +17,7 @@ from app.api.headers import SecurityHeadersMiddleware
 from app.api.hosts import ForwardedHostRemovalMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.origins import CrossOriginRefusalMiddleware
-from app.api.routes import health, incidents, intake
+from app.api.routes import health, incidents, intake, units
 from app.console.first_run import SETUP_PATH
 from app.console.sessions import cookie_name
 from app.incidents.pipeline import run_reconciler
@@ -82,6 +82,7 @@ def create_app(
     )
     app.include_router(intake.router)
     app.include_router(incidents.router)
+    app.include_router(units.router)
     app.include_router(health.router)
     if console:
         from app.console.ui import install_console

@@ -1,4 +1,5 @@
-"""The incident API's and the health routes' request and response bodies (pydantic)."""
+"""The incident API's and the health routes' request and response bodies (pydantic); an incident itself is the read
+model (`app.incidents.read_model`)."""
 
 from __future__ import annotations
 
@@ -6,129 +7,25 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-
-class ProtocolCardBrief(BaseModel):
-    """The protocol card in a list of incidents (`app.guidance.incident_card.card_brief`)."""
-
-    id: str
-    version: str
-    title: str
-    language: str
-    """ "en" or "es": the call's language when the card is translated, else English."""
-    label: str
-    """The short name the console's queue row shows ("CPR adult")."""
-
-
-class IncidentSummary(BaseModel):
-    """One incident in a list (and the head of its detail)."""
-
-    id: str
-    source: str
-    status: str
-    esi_level: int | None
-    model_level: int | None
-    override_level: int | None
-    chief_complaint: str | None
-    guidance_state: str
-    accepted_at: str | None
-    language: str | None = None
-    """The call's language as triage read it ("en", "es"; another code or "und" means an interpreter is needed)."""
-    protocol_card: ProtocolCardBrief | None = None
-    """The protocol card (null when no card applies or the call is not classified yet); in full in the detail."""
+from app.incidents.read_model import IncidentSummary
 
 
 class IncidentList(BaseModel):
     incidents: list[IncidentSummary]
 
 
-class ClassificationView(BaseModel):
-    """The latest classification, as `app.incidents.classification_view` reads it."""
-
-    esi_level: int
-    classifier_level: int
-    decision_point: str
-    probabilities: dict[str, Any]
-    evidence: list[dict[str, Any]]
-    predicted_output_tokens: int
-    model_version: str
-    needs_review: bool
-    review_reason: str
-    resources: list[dict[str, Any]]
-    resource_count: int
-    language: str
+EXPECTED_STATE = Field(
+    default=None,
+    description="the incident's `state` as the client showed it: an action on a call that changed since is refused"
+    " (409) instead of applied; omitted: not checked",
+)
 
 
-class GuidanceView(BaseModel):
-    text: str
-    tokens: int
-    model: str
-    prompt_version: str
-    check_passed: bool | None = None
-    """The guidance checker's verdict on the finished guidance (None while it is written); refused: read the card."""
-    check: str | None = None
-    """The verdict in words: "checker: contradicts the card: says 'stop pushing', ..." (None until checked)."""
-    label: str | None = None
-    """ "test model: not real guidance" when a test model (the built-in tiny Llama) wrote it."""
+class ClaimRequest(BaseModel):
+    """A claim; taking over a call another user holds needs a reason (shown to both)."""
 
-
-class Timings(BaseModel):
-    received_at: str | None
-    accepted_at: str | None
-    classified_at: str | None
-    queued_at: str | None
-    queue_wait_s: float | None
-    ttft_s: float | None
-    total_s: float | None
-    finished_at: str | None
-
-
-class OutcomeView(BaseModel):
-    tokens: int
-    evictions: int
-    deliveries: int
-    engine: str
-    model: str
-    error: str | None
-    label: str | None = None
-    """ "test model: not real guidance" when a test model served the incident."""
-
-
-class EventView(BaseModel):
-    """One audit event: who did what, the state before and after, and why."""
-
-    at: str | None
-    actor: str
-    action: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    reason: str | None
-
-
-class ProtocolCardView(ProtocolCardBrief):
-    """The protocol card on the incident (`app.guidance.incident_card.card_view`): what the dispatcher reads."""
-
-    steps: list[str]
-    reviewed: bool
-    """False until a centre's medical director has reviewed the card (the screen says so)."""
-    review_state: str
-    key_questions: list[str]
-    do_not: list[str]
-    steps_done: list[int]
-    """Step numbers (from 1) the dispatcher has marked done."""
-
-
-class IncidentDetail(IncidentSummary):
-    text: str
-    caller: str | None
-    location: str | None
-    call_id: str | None
-    classification: ClassificationView | None
-    guidance: GuidanceView | None
-    timings: Timings
-    outcome: OutcomeView | None
-    events: list[EventView]
-    protocol_card: ProtocolCardView | None = None
-    """None when no card applies (a minor call) or the call is not classified yet."""
+    take_over_reason: str | None = Field(default=None, description="why you take over a call someone else holds")
+    expected_state: str | None = EXPECTED_STATE
 
 
 class OverrideRequest(BaseModel):
@@ -136,6 +33,7 @@ class OverrideRequest(BaseModel):
 
     esi_level: Any = Field(default=None, description="the new ESI level, an integer 1..5")
     reason: str = Field(default="", description="why (required)")
+    expected_state: str | None = EXPECTED_STATE
 
 
 class OverrideDone(BaseModel):
@@ -145,11 +43,19 @@ class OverrideDone(BaseModel):
     """Where the incident was in the Redis heap when it was re-keyed ("not queued" without Redis)."""
 
 
+class DispatchRequest(BaseModel):
+    """Units to dispatch to the incident (one or more, available ones: `GET /v1/units`)."""
+
+    units: list[str] = Field(default_factory=list, description='unit names, e.g. ["M12", "E4"]')
+    expected_state: str | None = EXPECTED_STATE
+
+
 class CardSwitchRequest(BaseModel):
     """Another protocol card for the incident (`app.incidents.actions.switch_card`)."""
 
     card_id: str = Field(description="a card id of the library (`triage-dispatch cards list`)")
     reason: str = Field(default="", description="why (required)")
+    expected_state: str | None = EXPECTED_STATE
 
 
 class CardStepRequest(BaseModel):
@@ -157,14 +63,69 @@ class CardStepRequest(BaseModel):
 
     step: Any = Field(default=None, description="the step's number, from 1")
     done: Any = Field(default=True, description="true: done; false: not done")
+    expected_state: str | None = EXPECTED_STATE
 
 
 class CloseRequest(BaseModel):
     disposition: str = Field(description="transported, treated on scene, no patient found, refused care, ...")
+    no_unit_reason: str | None = Field(
+        default=None, description="required to close an ESI 1-2 call no unit reached: the confirmation, and why"
+    )
+    expected_state: str | None = EXPECTED_STATE
+
+
+class CorrectRequest(BaseModel):
+    """A correction of the call (the fields given; a new text is triaged again), with a reason."""
+
+    text: str = Field(default="", description="the call's text, corrected")
+    location: str = Field(default="", description="the address, corrected")
+    callback_number: str = Field(default="", description="the call-back number, corrected")
+    reason: str = Field(default="", description="why (required)")
+    expected_state: str | None = EXPECTED_STATE
+
+
+class CorrectDone(BaseModel):
+    incident_id: str
+    esi_level: int | None
+    retriaged: bool
+    """The text changed and triage read it again."""
+    heap: str
+    """What re-keying a changed level in the heap found ("unchanged" when the level stayed)."""
+
+
+class MergeRequest(BaseModel):
+    """Merge this possible duplicate into the open call it repeats (closed as a duplicate call, linked)."""
+
+    reason: str = Field(default="", description="why (required)")
+    expected_state: str | None = EXPECTED_STATE
 
 
 class NoteRequest(BaseModel):
     note: str
+
+
+class UnitView(BaseModel):
+    """A unit and where it is now."""
+
+    name: str
+    kind: str
+    station: str
+    status: str
+    status_at: str
+    incident_id: str | None
+
+
+class UnitList(BaseModel):
+    units: list[UnitView]
+
+
+class UnitStatusRequest(BaseModel):
+    """A unit's new status: a later one on its call, or "back in service"."""
+
+    status: str = Field(description="en route, on scene, transporting, at hospital or back in service")
+    expected_status: str | None = Field(
+        default=None, description="the unit's status as the client showed it (a unit changed since is refused, 409)"
+    )
 
 
 class HealthStatus(BaseModel):

@@ -24,7 +24,7 @@ from app.auth.accounts import add_user
 from app.console.render import render_queue
 from app.console.service import open_queue
 from app.db.migrate import upgrade
-from app.db.models import Classification, Incident, utcnow
+from app.db.models import Classification, Incident, IncidentStatus, Unit, UnitAssignment, UnitStatus, utcnow
 from app.db.session import session_scope
 from app.redis.local import free_port
 from app.settings import Settings
@@ -51,14 +51,49 @@ class ConsoleFigures:
     """Rows the console lists (the queue shows at most `open_queue`'s limit)."""
 
 
+UNIT_STATUSES = (UnitStatus.DISPATCHED, UnitStatus.EN_ROUTE, UnitStatus.ON_SCENE, UnitStatus.TRANSPORTING)
+
+
 def seed(database_url: str, count: int) -> None:
-    """`count` open, classified incidents of mixed levels, arrived over the last ten minutes."""
+    """`count` open, classified incidents of mixed levels, arrived over the last ten minutes, as a floor working
+    through a backlog holds them: one in ten unclaimed, one in ten claimed by the bench user, the rest dispatched with
+    one unit (every other one with two: 1.5 units a call), the units in the statuses a call takes them through. The
+    queue lists unclaimed calls first and dispatched ones last, so at 5,000 its 1,000 rows hold 500 dispatched rows
+    with their units."""
     now = utcnow()
     messages = list(generate(count, seed=5))
     with session_scope(database_url) as session:
+        user = add_user(session, "bench", "dispatcher", "bench-password")
+        units = 0
         for index, message in enumerate(messages):
             accepted = now - dt.timedelta(seconds=600 * index / max(1, count))
-            add_classified(session, f"bench-{index}", message.text, message.esi_level, accepted)
+            incident_id = add_classified(session, f"bench-{index}", message.text, message.esi_level, accepted)
+            incident = session.get(Incident, incident_id)
+            assert incident is not None
+            if index % 10 == 1:
+                incident.status, incident.claimed_by = IncidentStatus.CLAIMED.value, user.id
+            elif index % 10 > 1:
+                incident.status, incident.claimed_by = IncidentStatus.DISPATCHED.value, user.id
+                incident.dispatched_at = accepted + dt.timedelta(seconds=40)
+                for _ in range(1 + index % 2):
+                    add_unit_on_call(
+                        session, f"U{units}", incident_id, UNIT_STATUSES[units % 4], incident.dispatched_at
+                    )
+                    units += 1
+
+
+def add_unit_on_call(session: Session, name: str, incident_id: str, status: str, dispatched_at: dt.datetime) -> None:
+    """A unit on the incident in `status`, its assignment stamped up to it."""
+    session.add(
+        Unit(name=name, kind="medic", station="bench", status=status, status_at=dispatched_at, incident_id=incident_id)
+    )
+    reached = UNIT_STATUSES.index(UnitStatus(status))
+    times = {
+        field: dispatched_at + dt.timedelta(seconds=60 * step)
+        for step, field in enumerate(("dispatched_at", "en_route_at", "on_scene_at", "transporting_at"))
+        if step <= reached
+    }
+    session.add(UnitAssignment(incident_id=incident_id, unit_name=name, dispatched_by="bench", **times))
 
 
 def add_classified(session: Session, webhook_id: str, text: str, esi_level: int, accepted_at: dt.datetime) -> str:
@@ -203,8 +238,6 @@ def measure(incidents: int, use_browser: bool) -> ConsoleFigures:
         url = f"sqlite:///{Path(scratch) / 'console.db'}"
         upgrade(url)
         seed(url, incidents)
-        with session_scope(url) as session:
-            add_user(session, "bench", "dispatcher", "bench-password")
         server_ms, html_kb = server_refresh(url)
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not use_browser or chromium is None:

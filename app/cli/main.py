@@ -16,6 +16,7 @@ from app.cli.sources import sources_app
 from app.cli.triage import triage_app
 from app.cli.triage_context import context_compare  # noqa: F401  (registers `triage context-compare`)
 from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
+from app.cli.units import units_app
 from app.cli.users import users_app
 
 cli = typer.Typer(
@@ -32,6 +33,7 @@ cli.add_typer(db_app, name="db")
 cli.add_typer(users_app, name="users")
 cli.add_typer(cards_app, name="cards")
 cli.add_typer(sources_app, name="sources")
+cli.add_typer(units_app, name="units")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
 cli.command("demo")(demo)

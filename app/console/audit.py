@@ -14,7 +14,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.console.history import action_label, actor_label, claimed_by_ids, describe_change, value_label
+from app.console.history import (
+    action_label,
+    actor_label,
+    claimed_by_ids,
+    describe_change,
+    event_reason,
+    value_label,
+)
 from app.console.service import audit_events, user_names
 from app.db.models import Incident
 
@@ -44,6 +51,8 @@ class AuditEntry:
     incident_id: str
     recorded_before: str
     recorded_after: str
+    reason_in_full: str = ""
+    """The stored reason when the table shows it shortened (`event_reason`: the checker's refusals); the CSV has it."""
 
     def table_row(self) -> list[str]:
         """The table's row (`COLUMNS`), the time in the server's local time."""
@@ -94,7 +103,8 @@ def audit_entries(session: Session, events: Sequence[dict[str, Any]]) -> list[Au
             who=actor_label(event["actor"]),
             what=action_label(event["action"]),
             change=describe_change(event["before"], event["after"], users),
-            reason=event["reason"] or "",
+            reason=event_reason(event["action"], event["after"], event["reason"]),
+            reason_in_full=event["reason"] or "",
             incident_id=event["incident"],
             recorded_before=recorded(event["before"], users),
             recorded_after=recorded(event["after"], users),
@@ -111,7 +121,8 @@ def audit_csv(entries: Sequence[AuditEntry]) -> str:
     for entry in entries:
         cells = [
             entry.at.astimezone().isoformat(timespec="seconds"),
-            *entry.table_row()[1:],
+            *entry.table_row()[1:-1],
+            entry.reason_in_full or entry.reason,
             entry.incident_id,
             entry.recorded_before,
             entry.recorded_after,

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.guidance.checker import FAILURE_WORDS
+
 ACTIONS = {
     "received": "call received",
     "classified": "triaged",
     "override": "ESI override",
     "claim": "claimed",
-    "dispatch": "marked dispatched",
+    "dispatch": "dispatched",
     "close": "closed",
     "note": "note",
     "template_guidance": "template guidance (queue overloaded)",
@@ -18,6 +20,14 @@ ACTIONS = {
     "card_switch": "protocol card switched",
     "card_step": "card step marked",
     "guidance_check": "guidance refused by the checker",
+    "take_over": "taken over",
+    "unit_status": "unit status",
+    "unit_added": "unit added",
+    "unit_updated": "unit changed",
+    "possible_duplicate": "possible duplicate",
+    "correct": "corrected",
+    "merge": "merged into another call",
+    "merged": "a duplicate merged in",
 }
 FIELDS = {
     "esi_level": "ESI level",
@@ -32,14 +42,44 @@ FIELDS = {
     "card": "protocol card",
     "steps_done": "card steps done",
     "entered_by": "typed by",
+    "units": "units",
+    "unit": "unit",
+    "unit_status": "unit status",
+    "type": "type",
+    "station": "station",
+    "possible_duplicate_of": "possible duplicate of",
+    "merged_into": "merged into",
+    "merged": "merged",
+    "text": "text",
+    "location": "address",
+    "callback_number": "call-back number",
+    "no_unit_on_scene": "closed with no unit on scene",
 }
 """Fields shown in the change column, in this order; the others (webhook ids, the override's copy of the level, the
 template's version and projection) stay in the audit log and its CSV."""
+INCIDENT_FIELDS = ("possible_duplicate_of", "merged_into", "merged")
+"""Fields that hold another incident's id."""
 SYSTEM_ACTORS = {
     "system:classifier": "classifier",
     "system:overload": "overload shedding",
     "system:checker": "guidance checker",
 }
+
+
+def event_reason(action: str, after: Mapping[str, Any] | None, reason: str | None) -> str:
+    """An event's reason as the history and the audit table show it: in full, except the guidance checker's
+    refusal, which is one short line ("refused: contradicts the card, missing section (3 times); read the protocol
+    card"): its reasons in full are on the incident for a supervisor, and in the audit CSV."""
+    if action != "guidance_check":
+        return reason or ""
+    words: dict[str, str] = {str(kind): text for kind, text in FAILURE_WORDS.items()}
+    kinds = [str(kind) for kind in (after or {}).get("failures", [])]
+    counted = {kind: kinds.count(kind) for kind in dict.fromkeys(kinds)}
+    listed = ", ".join(
+        f"{words.get(kind, kind.replace('-', ' '))}{f' ({count} times)' if count > 1 else ''}"
+        for kind, count in counted.items()
+    )
+    return f"refused: {listed or 'see the guidance'}; read the protocol card"
 
 
 def actor_label(actor: str) -> str:
@@ -61,6 +101,8 @@ def value_label(field: str, value: Any, user_names: Mapping[str, str]) -> str:
         return "yes" if value else "no"
     if field == "claimed_by":
         return user_names.get(str(value), "a removed user")
+    if field in INCIDENT_FIELDS:
+        return str(value)[:8]  # another incident, by its short id (as the queue and the audit name it)
     if isinstance(value, list):
         return ", ".join(str(item) for item in value) or "none"
     if isinstance(value, dict) and "id" in value:  # the card triage picked: {"id", "version", "language"}

@@ -12,7 +12,7 @@ _SCRIPT = """
   const STREAM = "@STREAM@", SESSION = "@SESSION@", SIGNED_OUT = "@SIGNED_OUT@", NEAR = @NEAR@, NAMED = 3;
   const baseTitle = "triage-dispatch console";
   const seen = new Set();
-  let firstAlert = true, unread = [], offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
+  let unread = [], offset = 0, selectedId = "", reloadWanted = false, lastReload = 0;
   const model = { order: [], rows: new Map(), banner: "", urgent: [], empty: "" };
   const shown = new Map();  // id -> {el, html}: the rows on screen
   let shownBody = null;
@@ -33,7 +33,7 @@ _SCRIPT = """
     const banner = document.getElementById("urgent-banner");
     const place = (id) => { const at = model.order.indexOf(id); return at < 0 ? 1e9 : at; };
     // A call claimed meanwhile (no longer new) leaves the alert.
-    unread = unread.filter((id) => model.urgent.includes(id)).sort((a, b) => place(a) - place(b));
+    unread = unread.filter((id) => model.urgent.includes(id) && id !== selectedId).sort((a, b) => place(a) - place(b));
     if (!unread.length) { clearAlert(); return; }
     const more = unread.length > NAMED ? ` (+${unread.length - NAMED} more)` : "";
     const text = `NEW: ${unread.slice(0, NAMED).map(label).join(" | ")}${more} - click to open`;
@@ -47,14 +47,15 @@ _SCRIPT = """
     document.title = baseTitle;
   }
   function alertUrgent(ids) {
-    const fresh = ids.filter((id) => !seen.has(id));
+    // Unclaimed ESI 1-2 calls: new ones, and on sign-in those already waiting. The call on screen is not news (an
+    // override that made it urgent was made by the one looking at it).
+    const fresh = ids.filter((id) => !seen.has(id) && id !== selectedId);
     ids.forEach((id) => seen.add(id));
-    if (fresh.length && !firstAlert) {
+    if (fresh.length) {
       unread.push(...fresh);
       beep();
     }
     if (unread.length) showAlert();
-    firstAlert = false;
   }
   function clock(total) {
     total = Math.max(0, Math.floor(total));
@@ -153,6 +154,7 @@ _SCRIPT = """
   if (window.EventSource) watchQueue();
   setInterval(() => {
     if (shownBody === null || !document.body.contains(shownBody)) render();  // Gradio drew the queue anew
+    if (unread.length) showAlert();  // the banner and the rows it names may be drawn after the first patch
     tickClocks();
     maybeReload();
   }, 1000);
@@ -173,10 +175,30 @@ _SCRIPT = """
     const open = document.querySelector("#open-incident");
     if (open) open.click();
   }
+  function pageAction(payload) {
+    // A click in the incident or the units tab, sent with the state the incident was shown in.
+    const box = document.querySelector("#page-action textarea, #page-action input");
+    const send = document.querySelector("#page-action-send");
+    if (!box || !send) return;
+    box.value = payload;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    setTimeout(() => send.click(), 50);
+    if (payload.startsWith("unit:")) setTimeout(() => {
+      const refresh = document.querySelector("#units-refresh");
+      if (refresh && refresh.offsetParent !== null) refresh.click();
+    }, 1200);
+  }
   document.addEventListener("click", (event) => {
-    const banner = event.target.closest && event.target.closest("#urgent-banner");
+    const at = (selector) => event.target.closest && event.target.closest(selector);
+    const banner = at("#urgent-banner");
     if (banner) { const first = banner.dataset.open; clearAlert(); openIncident(first); return; }
-    const row = event.target.closest && event.target.closest("tr.incident");
+    const step = at(".card-steps li[data-step]");
+    if (step) { pageAction(`step:${step.dataset.step}:${step.dataset.done === "1" ? 0 : 1}`); return; }
+    const move = at("button.unit-move");
+    if (move) { pageAction(`unit:${move.dataset.unit}:${move.dataset.status}:${move.dataset.from}`); return; }
+    const link = at("[data-open]");
+    if (link) { event.preventDefault(); openIncident(link.dataset.open); return; }
+    const row = at("tr.incident");
     if (row) openIncident(row.dataset.id);
   });
 })();

@@ -28,6 +28,7 @@ from app.console.render import (
     urgent_ids,
 )
 from app.console.service import open_queue
+from app.console.take_overs import TAKE_OVER_NOTICE_S, TakeOver, recent_take_overs, render_take_over
 from app.db.models import Role
 from app.db.session import session_scope
 from app.intake.limits import SourceCounts
@@ -65,9 +66,18 @@ class QueueView:
     view for every console."""
     intake_banner: str = ""
     """For supervisors only: the sources over their intake limit (`render_intake_banner`)."""
+    supervisor_banner: str = ""
+    """The engine banner with its cause and the setting that fixes it (`render_engine_banner` for a supervisor)."""
+    taken_over: tuple[TakeOver, ...] = ()
+    """Calls taken over in the last `TAKE_OVER_NOTICE_S`: each user who lost one is told (`banner_for`)."""
 
-    def banner_for(self, supervisor: bool) -> str:
-        return self.banner + self.intake_banner if supervisor else self.banner
+    def banner_for(self, supervisor: bool, user: str = "") -> str:
+        """The banner a user sees: the engine's (with its cause for a supervisor), the intake flood (supervisors),
+        and the calls another dispatcher took over from this user."""
+        notices = "".join(render_take_over(item) for item in self.taken_over if item.from_user == user)
+        if supervisor:
+            return (self.supervisor_banner or self.banner) + self.intake_banner + notices
+        return self.banner + notices
 
 
 def read_view(
@@ -83,6 +93,7 @@ def read_view(
     now_s = time.time() if now_s is None else now_s
     with session_scope(database_url) as session:
         rows = open_queue(session, dt.datetime.fromtimestamp(now_s, dt.UTC))
+        taken_over = recent_take_overs(session, dt.datetime.fromtimestamp(now_s - TAKE_OVER_NOTICE_S, dt.UTC))
     rendered = {row.incident_id: render_row(row, engine=status, live_clock=True, deadlines=deadlines) for row in rows}
     return QueueView(
         order=tuple(row.incident_id for row in rows),
@@ -92,13 +103,17 @@ def read_view(
         now_s=now_s,
         stable={row_id: _without_clock(row_html) for row_id, row_html in rendered.items()},
         intake_banner=render_intake_banner(over_limit() if over_limit is not None else {}),
+        supervisor_banner=render_engine_banner(status, supervisor=True),
+        taken_over=tuple(taken_over),
     )
 
 
-def queue_patch(before: QueueView | None, after: QueueView, supervisor: bool = False) -> dict[str, Any] | None:
+def queue_patch(
+    before: QueueView | None, after: QueueView, supervisor: bool = False, user: str = ""
+) -> dict[str, Any] | None:
     """What a console showing `before` needs to show `after` (None: nothing changed; everything when `before` is
     None). Wait clocks are not changes: the page counts them from `data-since`. A supervisor's banner carries the
-    intake banner too."""
+    engine's cause and the intake banner too; `user`'s banner the calls taken over from them."""
     if before is None:
         return {
             "shell": QUEUE_SHELL,
@@ -106,7 +121,7 @@ def queue_patch(before: QueueView | None, after: QueueView, supervisor: bool = F
             "order": list(after.order),
             "rows": after.rows,
             "removed": [],
-            "banner": after.banner_for(supervisor),
+            "banner": after.banner_for(supervisor, user),
             "urgent": list(after.urgent),
             "now": after.now_s,
         }
@@ -121,8 +136,8 @@ def queue_patch(before: QueueView | None, after: QueueView, supervisor: bool = F
         patch["removed"] = removed
     if after.order != before.order:
         patch["order"] = list(after.order)
-    if after.banner_for(supervisor) != before.banner_for(supervisor):
-        patch["banner"] = after.banner_for(supervisor)
+    if after.banner_for(supervisor, user) != before.banner_for(supervisor, user):
+        patch["banner"] = after.banner_for(supervisor, user)
     if after.urgent != before.urgent:
         patch["urgent"] = list(after.urgent)
     if not patch:
@@ -148,6 +163,7 @@ async def queue_events(
     still_allowed: Callable[[], bool],
     lifetime_s: float = STREAM_LIFETIME_S,
     supervisor: bool = False,
+    user: str = "",
 ) -> AsyncIterator[str]:
     """The stream: the whole view first, then a patch whenever something changed, and a keep-alive comment. It ends
     as soon as `still_allowed` says no (the session ended, the user was disabled or changed role): the browser's
@@ -159,7 +175,7 @@ async def queue_events(
         if not await run_in_threadpool(still_allowed):
             return
         view = await run_in_threadpool(shared.get)
-        patch = queue_patch(shown, view, supervisor)
+        patch = queue_patch(shown, view, supervisor, user)
         if patch is not None:
             yield f"event: queue\ndata: {json.dumps(patch, separators=(',', ':'))}\n\n"
             shown, quiet_since = view, time.monotonic()
@@ -193,5 +209,7 @@ def add_queue_stream(
 
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         supervisor = principal.role == Role.SUPERVISOR
-        events = queue_events(request, shared, still_allowed, lifetime_s=STREAM_LIFETIME_S, supervisor=supervisor)
+        events = queue_events(
+            request, shared, still_allowed, lifetime_s=STREAM_LIFETIME_S, supervisor=supervisor, user=principal.name
+        )
         return StreamingResponse(events, media_type="text/event-stream", headers=headers)

@@ -8,39 +8,62 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.auth.accounts import Principal
-from app.console.history import claimed_by_ids
-from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Role, User, utcnow
+from app.db.models import (
+    Guidance,
+    Incident,
+    IncidentEvent,
+    IncidentStatus,
+    Role,
+    Unit,
+    UnitAssignment,
+    UnitStatus,
+    User,
+    utcnow,
+)
 from app.engine_worker.builtin_models import is_test_model
-from app.guidance.checker import GuidanceCheck
-from app.guidance.incident_card import card_label, card_view
-from app.guidance.templates import TEMPLATE_ENGINE
+from app.guidance.incident_card import card_label
 from app.incidents import actions as actions
+from app.incidents import corrections
 from app.incidents.actions import DISPATCH_ROLES as DISPATCH_ROLES
 from app.incidents.actions import DISPOSITIONS as DISPOSITIONS
 from app.incidents.actions import ActionError as ActionError
 from app.incidents.actions import ForbiddenError as ForbiddenError
 from app.incidents.actions import IncidentNotFoundError
 from app.incidents.actions import require as require
-from app.incidents.pipeline import store_message
-from app.incidents.queries import (
-    URGENCY_ORDER,
-    classification_view,
-    event_view,
-    incident_events,
-    latest_classification,
-    review_pending,
-)
+from app.incidents.corrections import Corrected, Correction
+from app.incidents.duplicates import callback_key
+from app.incidents.pipeline import CallContact, store_message
+from app.incidents.queries import URGENCY_ORDER
+from app.incidents.read_model import IncidentDetail
+from app.incidents.read_model import template_kind as template_kind
+from app.incidents.reading import HistoryWindow, read_incident
+from app.incidents.reading import user_names as user_names
+from app.incidents.text_limits import DEFAULT_LIMITS, FreeTextLimits
 from app.intake.schemas import IntakeMessage, refusals
+from app.settings import Settings
+from app.units.dispatching import change_unit_status
+
+CONSOLE_HISTORY = HistoryWindow(limit=50)
+"""The incident's history as the console first shows it: the newest 50 events ("Show older" pages back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitOnCall:
+    """A unit on a queue row's call: its name, its status there and since when (epoch seconds)."""
+
+    name: str
+    status: str
+    since_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +76,7 @@ class QueueRow:
     claimed_by: str | None
     guidance_state: str
     waited_s: float
+    """From arrival to now, or to its first dispatch once dispatched (the clock stops there)."""
     review_pending: bool = False
     """The classification asked for a person's look and no dispatcher has set the level yet."""
     review_reason: str = ""
@@ -69,60 +93,119 @@ class QueueRow:
     """The intake source that sent it ("cad", "console", ...)."""
     test_model: bool = False
     """Its guidance is a test model's (never real)."""
+    dispatched_s: float | None = None
+    """When its first unit was dispatched (epoch seconds): its wait clock stopped there."""
+    units: tuple[UnitOnCall, ...] = ()
+    """Its units still on the call (not back in service), in dispatch order."""
+    possible_duplicate_of: str = ""
+    """An open incident this call may repeat (same address or call-back number within 30 minutes)."""
 
 
-def template_kind(guidance_model: str | None) -> str:
-    """The template kind a guidance row's model names (`"template:<kind>"`), else empty."""
-    prefix = f"{TEMPLATE_ENGINE}:"
-    return guidance_model[len(prefix) :] if guidance_model and guidance_model.startswith(prefix) else ""
+FLOOR_ORDER = (
+    case(
+        (Incident.status == IncidentStatus.NEW.value, 0), (Incident.status == IncidentStatus.CLAIMED.value, 1), else_=2
+    ),
+    *URGENCY_ORDER,
+)
+"""The queue's order: unclaimed calls first, then claimed ones, then dispatched ones; in each, most urgent level
+first (unclassified last), then the longest wait."""
+
+
+QUEUE_COLUMNS = (
+    Incident.id,
+    Incident.esi_level,
+    Incident.override_level,
+    Incident.chief_complaint,
+    Incident.status,
+    Incident.guidance_state,
+    Incident.accepted_at,
+    Incident.needs_review,
+    Incident.review_reason,
+    Incident.language,
+    Incident.card_id,
+    Incident.location,
+    Incident.source,
+    Incident.dispatched_at,
+    Incident.possible_duplicate_of,
+    User.name,
+    Guidance.model,
+)
+"""What a queue row shows, read as plain columns (loading 1,000 whole incidents cost more than the query)."""
 
 
 def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 1000) -> list[QueueRow]:
-    """Open incidents, most urgent effective ESI first (unclassified last), then by arrival."""
+    """Open incidents in `FLOOR_ORDER`, each with its units on the call."""
     now = now or utcnow()
     rows = session.execute(
-        select(Incident, User.name, Guidance.model)
+        select(*QUEUE_COLUMNS)
         .outerjoin(User, User.id == Incident.claimed_by)
         .outerjoin(Guidance, Guidance.incident_id == Incident.id)
         .where(Incident.status != IncidentStatus.CLOSED.value)
-        .order_by(*URGENCY_ORDER)
+        .order_by(*FLOOR_ORDER)
         .limit(limit)
     ).all()
-    return [
-        QueueRow(
-            incident_id=incident.id,
-            esi_level=incident.esi_level,
-            overridden=incident.override_level is not None,
-            chief_complaint=incident.chief_complaint or "",
-            status=incident.status,
-            claimed_by=claimer,
-            guidance_state=incident.guidance_state,
-            waited_s=max(0.0, (now - incident.accepted_at).total_seconds()),
-            review_pending=review_pending(incident),
-            review_reason=incident.review_reason,
-            template=template_kind(guidance_model),
-            accepted_s=incident.accepted_at.timestamp(),
-            language=incident.language or "",
-            card=card_label(incident.card_id) if incident.card_id else "",
-            location=incident.location or "",
-            source=incident.source,
-            test_model=is_test_model(guidance_model),
+    units = units_on_calls(session, [row.id for row in rows if row.dispatched_at is not None])
+    return [queue_row(row, now, units.get(row.id, ())) for row in rows]
+
+
+def queue_row(row: Any, now: dt.datetime, units: Sequence[UnitOnCall]) -> QueueRow:
+    """One row of `QUEUE_COLUMNS` as the queue shows it."""
+    stopped = row.dispatched_at or now
+    return QueueRow(
+        incident_id=row.id,
+        esi_level=row.esi_level,
+        overridden=row.override_level is not None,
+        chief_complaint=row.chief_complaint or "",
+        status=row.status,
+        claimed_by=row.name,
+        guidance_state=row.guidance_state,
+        waited_s=max(0.0, (stopped - row.accepted_at).total_seconds()),
+        review_pending=row.needs_review and row.override_level is None,
+        review_reason=row.review_reason,
+        template=template_kind(row.model),
+        accepted_s=row.accepted_at.timestamp(),
+        language=row.language or "",
+        card=card_label(row.card_id) if row.card_id else "",
+        location=row.location or "",
+        source=row.source,
+        test_model=is_test_model(row.model),
+        dispatched_s=row.dispatched_at.timestamp() if row.dispatched_at is not None else None,
+        units=tuple(units),
+        possible_duplicate_of=row.possible_duplicate_of or "",
+    )
+
+
+def units_on_calls(session: Session, incident_ids: Sequence[str]) -> dict[str, list[UnitOnCall]]:
+    """The units still on each of the incidents (one query), in dispatch order."""
+    if not incident_ids:
+        return {}
+    found: dict[str, list[UnitOnCall]] = {}
+    rows = session.execute(
+        select(UnitAssignment.incident_id, Unit.name, Unit.status, Unit.status_at)
+        .join(Unit, Unit.name == UnitAssignment.unit_name)
+        .where(
+            UnitAssignment.incident_id.in_(incident_ids),
+            UnitAssignment.cleared_at.is_(None),
+            Unit.incident_id == UnitAssignment.incident_id,
         )
-        for incident, claimer, guidance_model in rows
-    ]
+        .order_by(UnitAssignment.id)
+    )
+    for incident_id, name, status, status_at in rows:
+        found.setdefault(incident_id, []).append(UnitOnCall(name, status, status_at.timestamp()))
+    return found
 
 
 def queue_place(session: Session, incident_id: str) -> tuple[int, int] | None:
-    """A classified open incident's (ESI level, place in the queue from 1) in `open_queue`'s order; None while it
-    is not classified (or closed)."""
+    """A classified unclaimed incident's (ESI level, place in the queue from 1) in `open_queue`'s order (among the
+    unclaimed calls, which come first); None while it is not classified, or once claimed."""
     incident = session.get(Incident, incident_id)
-    if incident is None or incident.esi_level is None or incident.status == IncidentStatus.CLOSED:
+    if incident is None or incident.esi_level is None or incident.status != IncidentStatus.NEW:
         return None
     ahead = session.scalar(
         select(func.count())
         .select_from(Incident)
         .where(
-            Incident.status != IncidentStatus.CLOSED.value,
+            Incident.status == IncidentStatus.NEW.value,
             Incident.esi_level.is_not(None),
             or_(
                 Incident.esi_level < incident.esi_level,
@@ -139,52 +222,11 @@ def ordinal(number: int) -> str:
     return f"{number}{suffix}"
 
 
-def incident_detail(session: Session, incident_id: str) -> dict[str, Any] | None:
-    incident = session.get(Incident, incident_id)
-    if incident is None:
-        return None
-    events = [event_view(event) for event in incident_events(session, incident_id)]
-    return {
-        "id": incident.id,
-        "text": incident.text,
-        "caller": incident.caller,
-        "location": incident.location,
-        "esi_level": incident.esi_level,
-        "model_level": incident.model_level,
-        "override_level": incident.override_level,
-        "status": incident.status,
-        "guidance_state": incident.guidance_state,
-        "accepted_at": incident.accepted_at,
-        "review_pending": review_pending(incident),
-        "classification": classification_view(latest_classification(session, incident_id)),
-        "guidance": incident.guidance.text if incident.guidance is not None else "",
-        "template": template_kind(incident.guidance.model if incident.guidance is not None else None),
-        "guidance_version": incident.guidance.prompt_version if incident.guidance is not None else "",
-        "review_reason": incident.review_reason,
-        "language": incident.language or "",
-        "card": card_view(incident),
-        "guidance_check": guidance_check(incident.guidance),
-        "test_model": incident.guidance is not None and is_test_model(incident.guidance.model),
-        "events": events,
-        "user_names": user_names(session, claimed_by_ids(events)),
-        "claimer": user_names(session, {incident.claimed_by}).get(incident.claimed_by, "")
-        if incident.claimed_by
-        else "",
-    }
-
-
-def guidance_check(guidance: Guidance | None) -> str:
-    """The checker's refusal in words ("checker: contradicts the card: ..."); empty when it passed or has not run."""
-    if guidance is None or guidance.check_passed is not False or guidance.check_failures is None:
-        return ""
-    return GuidanceCheck.from_stored(guidance.check_failures).summary()
-
-
-def user_names(session: Session, user_ids: set[str]) -> dict[str, str]:
-    """User id -> name, for the ids given (one query)."""
-    if not user_ids:
-        return {}
-    return dict(session.execute(select(User.id, User.name).where(User.id.in_(user_ids))).tuples().all())
+def incident_detail(
+    session: Session, incident_id: str, history: HistoryWindow = CONSOLE_HISTORY
+) -> IncidentDetail | None:
+    """The incident's read model as the console shows it (the newest page of its history)."""
+    return read_incident(session, incident_id, history)
 
 
 @contextmanager
@@ -196,60 +238,194 @@ def _console_messages() -> Iterator[None]:
         raise ActionError("choose an incident first") from None
 
 
-def new_message(session: Session, principal: Principal | None, text: str, caller: str, location: str) -> str:
-    """Store a message typed in the console, checked as intake checks one (the same refusals); its incident id."""
+def new_message(
+    session: Session,
+    principal: Principal | None,
+    text: str,
+    caller: str,
+    location: str,
+    callback: str = "",
+    age: object = None,
+) -> str:
+    """Store a message typed in the console, checked as intake checks one (the same refusals), with its call-back
+    number and the patient's age when given; its incident id."""
     require(principal, (Role.CALL_TAKER, *DISPATCH_ROLES), "enter calls")
     try:
         message = IntakeMessage(text=text, caller=caller or None, location=location or None)
     except ValidationError as error:
         raise ActionError("; ".join(f"{field}: {reason}" for field, reason in refusals(error))) from None
+    contact = CallContact(callback_number=checked_callback(callback), patient_age_years=checked_age(age))
     assert principal is not None  # `require` refused anyone else
-    incident_id, _ = store_message(session, "console", f"console-{uuid.uuid4()}", message, entered_by=principal.name)
+    incident_id, _ = store_message(
+        session, "console", f"console-{uuid.uuid4()}", message, entered_by=principal.name, contact=contact
+    )
     return incident_id
 
 
-def claim(session: Session, principal: Principal | None, incident_id: str) -> None:
+def checked_callback(number: str) -> str | None:
+    """A typed call-back number (None when left empty), if it has at least 7 digits."""
+    number = (number or "").strip()
+    if not number:
+        return None
+    if callback_key(number) is None or len(number) > 32:
+        raise ActionError("call-back number: at least 7 digits, 32 characters at most")
+    return number
+
+
+def checked_age(age: object) -> int | None:
+    """A typed age in years (None when left empty), if a whole number 0-130."""
+    if age is None or age == "":
+        return None
+    if not isinstance(age, int | float) or isinstance(age, bool) or age != int(age) or not 0 <= age <= 130:
+        raise ActionError("patient's age: a whole number of years, 0-130")
+    return int(age)
+
+
+def claim(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    expected_state: str | None = None,
+    take_over_reason: str | None = None,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
     with _console_messages():
-        actions.claim(session, incident_id, principal)
+        actions.claim(session, incident_id, principal, take_over_reason, expected_state, limits)
 
 
 def override_checked(
-    session: Session, principal: Principal | None, incident_id: str, esi_level: int, reason: str
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    esi_level: int,
+    reason: str,
+    expected_state: str | None = None,
 ) -> Incident:
     """Check an override (role, level, reason, state); the caller records it, commits and propagates it."""
     with _console_messages():
-        return actions.check_override(session, incident_id, principal, esi_level, reason)
+        return actions.check_override(session, incident_id, principal, esi_level, reason, expected_state)
 
 
-def override(session: Session, principal: Principal | None, incident_id: str, esi_level: object, reason: str) -> None:
+def override(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    esi_level: object,
+    reason: str,
+    expected_state: str | None = None,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
     """Record an override; the caller commits, then calls `propagate_override`."""
     with _console_messages():
-        actions.override(session, incident_id, principal, esi_level, reason)
+        actions.override(session, incident_id, principal, esi_level, reason, expected_state, limits)
 
 
-def switch_card(session: Session, principal: Principal | None, incident_id: str, card_id: str, reason: str) -> None:
+def switch_card(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    card_id: str,
+    reason: str,
+    expected_state: str | None = None,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
     with _console_messages():
-        actions.switch_card(session, incident_id, principal, card_id, reason)
+        actions.switch_card(
+            session, incident_id, principal, card_id, reason, expected_state=expected_state, limits=limits
+        )
 
 
-def mark_card_step(session: Session, principal: Principal | None, incident_id: str, step: int, done: bool) -> None:
+def mark_card_step(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    step: int,
+    done: bool,
+    expected_state: str | None = None,
+) -> None:
     with _console_messages():
-        actions.mark_card_step(session, incident_id, principal, step, done)
+        actions.mark_card_step(session, incident_id, principal, step, done, expected_state=expected_state)
 
 
-def mark_dispatched(session: Session, principal: Principal | None, incident_id: str) -> None:
+def dispatch(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    units: Sequence[str],
+    expected_state: str | None = None,
+) -> None:
     with _console_messages():
-        actions.dispatch(session, incident_id, principal)
+        actions.dispatch(session, incident_id, principal, units, expected_state)
 
 
-def close(session: Session, principal: Principal | None, incident_id: str, disposition: str) -> None:
+def close(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    disposition: str,
+    expected_state: str | None = None,
+    no_unit_reason: str | None = None,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
     with _console_messages():
-        actions.close(session, incident_id, principal, disposition)
+        actions.close(session, incident_id, principal, disposition, expected_state, no_unit_reason, limits)
 
 
-def add_note(session: Session, principal: Principal | None, incident_id: str, note: str) -> None:
+def add_note(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    note: str,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
     with _console_messages():
-        actions.add_note(session, incident_id, principal, note)
+        actions.add_note(session, incident_id, principal, note, limits)
+
+
+def correct(
+    settings: Settings,
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    correction: Correction,
+    reason: str,
+    expected_state: str | None = None,
+) -> Corrected:
+    """Correct a call's text, address or call-back number (a new text is triaged again); after the commit,
+    `propagate_level`."""
+    with _console_messages():
+        return corrections.correct(
+            settings, session, incident_id, principal, correction, reason, expected_state, settings.free_text_limits
+        )
+
+
+def merge(
+    session: Session,
+    principal: Principal | None,
+    incident_id: str,
+    reason: str,
+    expected_state: str | None = None,
+    limits: FreeTextLimits = DEFAULT_LIMITS,
+) -> None:
+    """Merge a possible duplicate into the call it repeats; after the commit, `propagate_close`."""
+    with _console_messages():
+        corrections.merge(session, incident_id, principal, reason, expected_state, limits)
+
+
+def set_unit_status(
+    session: Session, principal: Principal | None, unit: str, status: str, expected: str | None = None
+) -> None:
+    """Move a unit on (dispatchers and supervisors), from the status the console showed."""
+    who = actions.authorize(principal, "unit_status")
+    change_unit_status(session, unit, status, who.name, expected)
+
+
+def available_units(session: Session) -> list[tuple[str, str]]:
+    """The units a dispatcher may send now, as (label, name): "M12 · ambulance · Station 3"."""
+    available = session.execute(
+        select(Unit.name, Unit.kind, Unit.station).where(Unit.status == UnitStatus.AVAILABLE.value).order_by(Unit.name)
+    ).all()
+    return [(" · ".join(part for part in (name, kind, station) if part), name) for name, kind, station in available]
 
 
 def audit_events(

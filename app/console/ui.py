@@ -20,7 +20,6 @@ from starlette.concurrency import run_in_threadpool
 from app.auth.accounts import Principal
 from app.auth.signin_throttle import SignInThrottle, throttle_for
 from app.console.audit import AUDIT_HOURS, COLUMNS, audit_csv, audit_entries, export_link
-from app.console.card_step import NO_CARD_LABEL, card_step_field
 from app.console.dashboard import (
     dashboard_data,
     dashboard_figure,
@@ -32,28 +31,22 @@ from app.console.dashboard import (
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
 from app.console.gradio_guard import GradioSessionGuard
+from app.console.floor_panel import floor_data, render_floor
 from app.console.history import action_choices
+from app.console.incident_tab import IncidentHandlers, IncidentTab, incident_layout, wire_incident
+from app.console.incident_tab import action_visibility as action_visibility
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
-from app.console.render import CSS, guidance_box_label, render_incident
+from app.console.recent import RECENT_HOURS, recent_calls, render_recent
+from app.console.render import CSS
 from app.console.service import (
     DISPATCH_ROLES,
-    DISPOSITIONS,
     ActionError,
-    ForbiddenError,
-    add_note,
     audit_events,
-    claim,
-    close,
-    incident_detail,
-    mark_card_step,
-    mark_dispatched,
     new_message,
     ordinal,
-    override,
     queue_place,
     require,
-    switch_card,
 )
 from app.console.sessions import (
     SignInResult,
@@ -64,14 +57,15 @@ from app.console.sessions import (
     sign_out,
     throttled_sign_in,
 )
+from app.console.units_view import render_roster
 from app.db.models import Role, User
 from app.db.session import session_scope
 from app.guidance.cards import CardError, default_library
-from app.incidents.overrides import propagate_close, propagate_override
 from app.redis.queueing import side_redis_client
 from app.redis.shared_value import SharedValue
 from app.settings import Settings
 from app.status.engine import EngineStatusCache
+from app.units.roster import roster
 from app.worker.publish import try_hand_over
 
 LOGIN_PAGE = """<!doctype html><html><head><title>Sign in - triage-dispatch</title>
@@ -268,17 +262,6 @@ def build_console(
     return built
 
 
-OVERRIDE_EFFECTS = {
-    "waiting": ": its place in the guidance queue changed",
-    "leased": ": the engine writing its guidance has the new level",
-}
-"""What an override changed beyond the incident (`propagate_override`); nothing to add when its guidance is done."""
-ACTION_DONE = {
-    "claim": "Claimed.",
-    "dispatch": "Marked dispatched.",
-    "close": "Closed.",
-    "note": "Note added.",
-}
 TRIAGE_WAIT_S = 10.0
 """How long the new-message confirmation waits for triage to give the typed call its level and place."""
 TRIAGE_POLL_S = 0.25
@@ -292,6 +275,7 @@ class _Handlers:
         self.url = settings.database_url
         self.exports = exports
         self.engine = engine
+        self.incident = IncidentHandlers(settings, self.principal, engine)
 
     def principal(self, request: gr.Request) -> Principal | None:
         name = getattr(request, "username", None)
@@ -301,11 +285,11 @@ class _Handlers:
             user = session.scalar(select(User).where(User.name == name, User.active.is_(True)))
             return Principal(user.name, Role(user.role)) if user is not None else None
 
-    def whoami(self, request: gr.Request) -> tuple[str, Any, Any, Any, Any]:
+    def whoami(self, request: gr.Request) -> tuple[Any, ...]:
         who = self.principal(request)
         if who is None:
             hidden = gr.update(visible=False)
-            return "Not signed in.", hidden, hidden, hidden, hidden
+            return "Not signed in.", hidden, hidden, hidden, hidden, hidden
         can_dispatch = who.role in DISPATCH_ROLES
         return (
             f"Signed in as <b>{html.escape(who.name)}</b> ({who.role.value}) · {SIGN_OUT_FORM}",
@@ -313,127 +297,64 @@ class _Handlers:
             gr.update(visible=who.role == Role.SUPERVISOR),
             gr.update(visible=who.role == Role.SUPERVISOR),
             gr.update(visible=can_dispatch),
+            gr.update(visible=can_dispatch),
         )
 
-    def refresh_incident(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
-        """The incident's view, guidance and history, and the actions its state allows this user."""
-        who = require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+    def units(self, request: gr.Request) -> str:
+        """The roster with each unit's status, the time since and its call (dispatchers and supervisors)."""
+        who = require(self.principal(request), DISPATCH_ROLES, "see the units")
         with session_scope(self.url) as session:
-            detail = incident_detail(session, selected) if selected else None
-        engine = self.engine.get() if self.engine is not None else None
-        view, guidance, history = render_incident(detail, engine, self.settings.policy_level_deadlines_s)
-        return (
-            view,
-            gr.update(value=guidance, label=guidance_box_label(detail)),
-            history,
-            *action_visibility(detail, who),
-        )
+            return render_roster(roster(session), who.role in DISPATCH_ROLES)
 
-    def open_incident(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
-        view = self.refresh_incident(selected, request)
-        return gr.Tabs(selected="incident"), *view
-
-    def act(
-        self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
-    ) -> tuple[str, Any, Any, Any]:
-        """Do the action; (the result, then the note, override reason and level: cleared once used, else kept)."""
-        keep = gr.update()
-        done, result = self.perform(action, selected, level, reason, disposition, note, request)
-        if not done:
-            return result, keep, keep, keep
-        if action == "note":
-            return result, "", keep, keep
-        if action == "override":
-            return result, keep, "", None
-        return result, keep, keep, keep
-
-    def perform(
-        self, action: str, selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
-    ) -> tuple[bool, str]:
-        """(whether it was done, what to say)."""
-        who = self.principal(request)
-        try:
-            with session_scope(self.url) as session:
-                if action == "claim":
-                    claim(session, who, selected)
-                elif action == "dispatch":
-                    mark_dispatched(session, who, selected)
-                elif action == "close":
-                    close(session, who, selected, disposition)
-                elif action == "note":
-                    add_note(session, who, selected, note)
-                elif action == "override":
-                    esi_level = int(level) if level not in (None, "") else 0
-                    override(session, who, selected, esi_level, reason)
-            if action == "close":  # after the commit: out of the heap, and aborted in the engine serving it
-                propagate_close(self.settings, selected)
-            if action == "override":  # after the commit: the heap and the engine
-                where = propagate_override(self.settings, selected, int(level))
-                return True, f"Overridden to ESI {int(level)}{OVERRIDE_EFFECTS.get(where, '')}."
-            return True, ACTION_DONE[action]
-        except (ForbiddenError, ActionError) as error:
-            return False, f"**Refused:** {error}"
-
-    def card_step(self, selected: str, request: gr.Request) -> Any:
-        """The card-step box for the open incident: its card's next step to mark and how many are done."""
-        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
+    def search_recent(self, text: str, hours: Any, request: gr.Request) -> str:
+        """Recent calls (closed ones included) matching the words, address or number, newest first."""
+        require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "search calls")
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(hours=min(max(float(hours or RECENT_HOURS), 0.1), 24 * 31))
         with session_scope(self.url) as session:
-            detail = incident_detail(session, selected) if selected else None
-        return gr.update(**card_step_field(detail.get("card") if detail else None))
-
-    def act_on_card(self, action: str, selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
-        """Mark a step of the incident's protocol card done or not done, or switch its card (with a reason)."""
-        who = self.principal(request)
-        try:
-            with session_scope(self.url) as session:
-                if action == "card_switch":
-                    switch_card(session, who, selected, card_id or "", reason)
-                    return f"Card switched to {card_id}."
-                number = int(step) if step not in (None, "") else 0
-                mark_card_step(session, who, selected, number, action == "step_done")
-                return f"Step {number} marked {'done' if action == 'step_done' else 'not done'}."
-        except (ForbiddenError, ActionError) as error:
-            return f"**Refused:** {error}"
+            return render_recent(recent_calls(session, text or "", since))
 
     def new_message(
-        self, text: str, caller: str, location: str, request: gr.Request
-    ) -> Iterator[tuple[str, Any, Any, Any]]:
+        self, text: str, caller: str, callback: str, age: Any, location: str, request: gr.Request
+    ) -> Iterator[tuple[Any, ...]]:
         """Store a typed call; once accepted the form is cleared (a call is not entered twice), else kept. The
         confirmation then names the level triage gave it and its place in the queue ("Accepted: ESI 1, 3rd in
         queue")."""
+        keep = gr.update()
         try:
             with session_scope(self.url) as session:
-                incident_id = new_message(session, self.principal(request), text, caller, location)
+                incident_id = new_message(session, self.principal(request), text, caller, location, callback, age)
         except ActionError as error:
-            yield f"**Refused:** {error}", gr.update(), gr.update(), gr.update()
+            yield f"**Refused:** {error}", keep, keep, keep, keep, keep
             return
         if self.settings.redis_url is not None:
             try_hand_over(incident_id, text)
         short = incident_id[:8]
-        yield f"Accepted: incident {short}, triage running. The form is ready for the next call.", "", "", ""
-        keep = gr.update()
+        yield f"Accepted: incident {short}, triage running. The form is ready for the next call.", "", "", "", None, ""
         deadline = time.monotonic() + TRIAGE_WAIT_S
         while time.monotonic() < deadline:
             with session_scope(self.url) as session:
                 place = queue_place(session, incident_id)
             if place is not None:
                 esi_level, number = place
-                yield f"Accepted: ESI {esi_level}, {ordinal(number)} in queue (incident {short}).", keep, keep, keep
+                message = f"Accepted: ESI {esi_level}, {ordinal(number)} in queue (incident {short})."
+                yield message, keep, keep, keep, keep, keep
                 return
             time.sleep(TRIAGE_POLL_S)
-        yield f"Accepted: incident {short}; triage has not answered yet: see the queue.", keep, keep, keep
+        yield f"Accepted: incident {short}; triage has not answered yet: see the queue.", keep, keep, keep, keep, keep
 
-    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any]:
-        """The dashboard, drawn again only when what it shows changed since this console's last one (`shown`, its
-        signature): a figure costs about 0.6 s of CPU to draw, and the page asks every 30 s while it is on screen."""
+    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any, Any]:
+        """The dashboard: the floor's NFPA 1225 panel, then the engine's figure, drawn again only when what it shows
+        changed since this console's last one (`shown`, its signature): a figure costs about 0.6 s of CPU to draw,
+        and the page asks every 30 s while it is on screen."""
         require(self.principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
         with session_scope(self.url) as session:
             now = dt.datetime.now(dt.UTC)
             data, weeks = dashboard_data(session, now), weekly_agreement(session, now)
+            floor = render_floor(floor_data(session, now))
         signature = (dashboard_signature(data), tuple(weeks))
         if signature == shown:
-            return gr.skip(), gr.skip(), shown
-        return dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
+            return floor, gr.skip(), gr.skip(), shown
+        return floor, dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
 
     def search_audit(
         self, incident_id: str, actor: str, action: str, hours: float, request: gr.Request
@@ -461,33 +382,23 @@ class _View:
     """Clicked by the page when the open incident changed (its queue row did, or its guidance is being written)."""
     tabs: gr.Tabs
     queue_html: gr.HTML
-    incident_html: gr.HTML
-    guidance: gr.Textbox
-    dispatch_actions: gr.Group
-    claim_button: gr.Button
-    dispatch_button: gr.Button
-    level: gr.Radio
-    reason: gr.Textbox
-    override_button: gr.Button
-    disposition: gr.Dropdown
-    close_button: gr.Button
-    card_step_row: gr.Row
-    card_step: gr.Number
-    step_done_button: gr.Button
-    step_undo_button: gr.Button
-    card_choice: gr.Dropdown
-    card_reason: gr.Textbox
-    card_button: gr.Button
-    note: gr.Textbox
-    note_button: gr.Button
-    result: gr.Markdown
-    history: gr.HTML
+    incident: IncidentTab
+    units_tab: gr.Tab
+    units_html: gr.HTML
+    units_refresh: gr.Button
+    search_text: gr.Textbox
+    search_hours: gr.Number
+    search_button: gr.Button
+    search_results: gr.HTML
     text: gr.Textbox
     caller: gr.Textbox
+    callback: gr.Textbox
+    age: gr.Number
     location: gr.Textbox
     submit: gr.Button
     accepted: gr.Markdown
     dashboard_tab: gr.Tab
+    floor: gr.HTML
     plot: gr.Plot
     agreement: gr.HTML
     refresh: gr.Button
@@ -514,14 +425,26 @@ def _layout() -> _View:
         with gr.Tab("Queue", id="queue"):
             view.queue_html = gr.HTML(QUEUE_SHELL, elem_id="queue-view")  # filled by the queue's stream
         with gr.Tab("Incident", id="incident"):
-            _incident_tab(view)
+            view.incident = incident_layout(card_choices())
+        with gr.Tab("Units", id="units", visible=False) as view.units_tab:
+            view.units_html = gr.HTML(elem_id="units-view")
+            view.units_refresh = gr.Button("Refresh", size="sm", elem_id="units-refresh")
+        with gr.Tab("Recent calls", id="recent"):
+            _recent_tab(view)
         with gr.Tab("New message", id="new"):
             view.text = gr.Textbox(label="What the caller says", lines=5, elem_id="new-text")
-            view.caller = gr.Textbox(label="Caller", elem_id="new-caller")
+            with gr.Row():
+                view.caller = gr.Textbox(label="Caller", elem_id="new-caller")
+                view.callback = gr.Textbox(label="Call-back number", elem_id="new-callback")
+                view.age = gr.Number(
+                    label="Patient's age (years)", precision=0, minimum=0, maximum=130, elem_id="new-age"
+                )
             view.location = gr.Textbox(label="Location", elem_id="new-location")
             view.submit = gr.Button("Submit", variant="primary", elem_id="new-submit")
             view.accepted = gr.Markdown(elem_id="new-result")
         with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
+            view.floor = gr.HTML(elem_id="dashboard-floor")  # the floor's figures first, apart from the engine's
+            gr.HTML("<h3 class='dashboard-part'>Guidance engine (the LLM's queue and speed)</h3>")
             view.plot = gr.Plot(elem_id="dashboard-plot", show_label=False)  # its "Plot" badge covered a panel
             view.agreement = gr.HTML(elem_id="dashboard-agreement")
             view.refresh = gr.Button("Refresh", elem_id="dashboard-refresh")
@@ -530,29 +453,15 @@ def _layout() -> _View:
     return view
 
 
-def _incident_tab(view: _View) -> None:
-    """The incident, its streaming guidance, the dispatch actions and the history."""
+def _recent_tab(view: _View) -> None:
+    """Search the recent calls, closed ones included (a dispatcher's look back; the audit is the supervisors')."""
     with gr.Row():
-        with gr.Column(scale=3):
-            view.incident_html = gr.HTML(elem_id="incident-view")
-            view.guidance = gr.Textbox(label="Guidance", lines=12, interactive=False, elem_id="guidance")
-        with gr.Column(scale=2):
-            view.result = gr.Markdown(elem_id="action-result")  # above the buttons: seen where one clicked
-            with gr.Group(visible=False) as view.dispatch_actions:
-                with gr.Row():
-                    view.claim_button = gr.Button("Claim", variant="primary", elem_id="claim")
-                    view.dispatch_button = gr.Button("Mark dispatched", variant="primary", elem_id="dispatch")
-                view.level = gr.Radio([1, 2, 3, 4, 5], label="Override ESI level", elem_id="override-level")
-                view.reason = gr.Textbox(label="Reason (required)", elem_id="override-reason")
-                view.override_button = gr.Button("Override ESI", variant="secondary", elem_id="override")
-                view.disposition = gr.Dropdown(
-                    list(DISPOSITIONS), value=None, label="Disposition (choose one to close)", elem_id="disposition"
-                )
-                view.close_button = gr.Button("Close incident", elem_id="close")
-                _card_actions(view)
-            view.note = gr.Textbox(label="Note", elem_id="note")
-            view.note_button = gr.Button("Add note", elem_id="add-note")
-    view.history = gr.HTML(elem_id="history")
+        view.search_text = gr.Textbox(
+            label="Words, address or call-back number (empty: every call)", elem_id="recent-text", scale=3
+        )
+        view.search_hours = gr.Number(label="Last hours", value=RECENT_HOURS, elem_id="recent-hours", scale=1)
+    view.search_button = gr.Button("Search", elem_id="recent-search")
+    view.search_results = gr.HTML(elem_id="recent-results")
 
 
 def card_choices() -> list[tuple[str, str]]:
@@ -563,19 +472,6 @@ def card_choices() -> list[tuple[str, str]]:
     except CardError:
         return []
     return [(f"{card_id}: {card.title}", card_id) for card_id in library.ids() if (card := library.get(card_id, "en"))]
-
-
-def _card_actions(view: _View) -> None:
-    """Mark a card step done (or not), switch the card (a reason is required)."""
-    with gr.Row() as view.card_step_row:
-        view.card_step = gr.Number(
-            label=NO_CARD_LABEL, precision=0, minimum=1, placeholder="step", interactive=False, elem_id="card-step"
-        )
-        view.step_done_button = gr.Button("Step done", elem_id="card-step-done")
-        view.step_undo_button = gr.Button("Step not done", elem_id="card-step-undo")
-    view.card_choice = gr.Dropdown(card_choices(), value=None, label="Switch protocol card to", elem_id="card-choice")
-    view.card_reason = gr.Textbox(label="Why switch the card (required)", elem_id="card-reason")
-    view.card_button = gr.Button("Switch card", elem_id="card-switch")
 
 
 def _audit_tab(view: _View) -> None:
@@ -597,95 +493,26 @@ def _audit_tab(view: _View) -> None:
 
 
 def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
-    """The events: the incident's reload, the actions, the new message, the dashboard, the audit, the page load."""
+    """The events: the incident's (`app.console.incident_tab`), the units, the recent calls, the new message, the
+    dashboard, the audit, the page load."""
     v, h = view, handlers
     # The queue is pushed by the server (`app.console.queue_stream`, the page's script); the open incident is
     # reloaded when the page sees it change. Nothing polls.
-    incident_outputs = [
-        v.incident_html,
-        v.guidance,
-        v.history,
-        v.dispatch_actions,
-        v.claim_button,
-        v.dispatch_button,
-        v.card_step_row,
-    ]
-    v.reload_button.click(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
-    # Another incident opened: its card's step box, and no word left of an action on the previous one.
-    v.open_button.click(h.open_incident, inputs=[v.selected], outputs=[v.tabs, *incident_outputs]).then(
-        lambda: "", outputs=[v.result], show_progress="hidden", api_visibility="private"
-    ).then(h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden")
-    for button, action in (
-        (v.claim_button, "claim"),
-        (v.dispatch_button, "dispatch"),
-        (v.override_button, "override"),
-        (v.close_button, "close"),
-        (v.note_button, "note"),
-    ):
-        button.click(
-            _bind(h.act, action),
-            inputs=[v.selected, v.level, v.reason, v.disposition, v.note],
-            outputs=[v.result, v.note, v.reason, v.level],
-            api_name=f"action_{action}",
-        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden")
-    for button, action in (
-        (v.step_done_button, "step_done"),
-        (v.step_undo_button, "step_undo"),
-        (v.card_button, "card_switch"),
-    ):
-        button.click(
-            _bind_card(h.act_on_card, action),
-            inputs=[v.selected, v.card_step, v.card_choice, v.card_reason],
-            outputs=[v.result],
-            api_name=f"action_{action}",
-        ).then(h.refresh_incident, inputs=[v.selected], outputs=incident_outputs, show_progress="hidden").then(
-            h.card_step, inputs=[v.selected], outputs=[v.card_step], show_progress="hidden"
-        )
-    form = [v.text, v.caller, v.location]
+    wire_incident(v.incident, h.incident, v.selected, v.tabs, (v.reload_button, v.open_button))
+    v.units_refresh.click(h.units, outputs=[v.units_html], show_progress="hidden")
+    v.units_tab.select(h.units, outputs=[v.units_html])
+    v.search_button.click(h.search_recent, inputs=[v.search_text, v.search_hours], outputs=[v.search_results])
+    form = [v.text, v.caller, v.callback, v.age, v.location]
     # No concurrency limit: the confirmation waits up to TRIAGE_WAIT_S for triage, and another console's typed call
     # must not queue behind it (Gradio's default is one at a time per event).
     v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form], concurrency_limit=None)
     drawn = gr.State(None)  # the signature of the dashboard this console shows
-    v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn], show_progress="hidden")
-    v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=[v.plot, v.agreement, drawn])
+    dashboard = [v.floor, v.plot, v.agreement, drawn]
+    v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=dashboard, show_progress="hidden")
+    v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=dashboard)
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_hours]
     v.search.click(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])
     v.audit_tab.select(h.search_audit, inputs=audit_inputs, outputs=[v.table, v.csv_link])  # the last day on open
-    blocks.load(h.whoami, outputs=[v.who, v.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab])
-
-
-def action_visibility(detail: dict[str, Any] | None, who: Principal) -> tuple[Any, Any, Any, Any]:
-    """Which dispatch actions the incident's state allows (the dispatch group, Claim, Mark dispatched, the card's
-    steps): none on a closed incident (notes only), no Claim on one this user holds, no Mark dispatched on a
-    dispatched one, no card steps without a card."""
-    may_dispatch = who.role in DISPATCH_ROLES
-    if detail is None:
-        return gr.update(visible=may_dispatch), gr.update(visible=True), gr.update(visible=True), gr.update()
-    status = detail["status"]
-    held = status != "new" and detail.get("claimer") == who.name
-    return (
-        gr.update(visible=may_dispatch and status != "closed"),
-        gr.update(visible=not held),
-        gr.update(visible=status != "dispatched"),
-        gr.update(visible=detail.get("card") is not None),
+    blocks.load(
+        h.whoami, outputs=[v.who, v.incident.dispatch_actions, v.audit_tab, v.search, v.dashboard_tab, v.units_tab]
     )
-
-
-def _bind(act: Any, action: str) -> Any:
-    def handler(
-        selected: str, level: Any, reason: str, disposition: str, note: str, request: gr.Request
-    ) -> tuple[str, Any, Any, Any]:
-        result: tuple[str, Any, Any, Any] = act(action, selected, level, reason, disposition, note, request)
-        return result
-
-    handler.__name__ = f"action_{action}"
-    return handler
-
-
-def _bind_card(act: Any, action: str) -> Any:
-    def handler(selected: str, step: Any, card_id: str, reason: str, request: gr.Request) -> str:
-        result: str = act(action, selected, step, card_id, reason, request)
-        return result
-
-    handler.__name__ = f"action_{action}"
-    return handler

@@ -69,6 +69,18 @@ class IncidentStatus(enum.StrEnum):
     CLOSED = "closed"
 
 
+class UnitStatus(enum.StrEnum):
+    """Where a unit is, as a CAD keeps it; "back in service" is the change that ends an assignment (the unit is then
+    available again)."""
+
+    AVAILABLE = "available"
+    DISPATCHED = "dispatched"
+    EN_ROUTE = "en route"
+    ON_SCENE = "on scene"
+    TRANSPORTING = "transporting"
+    AT_HOSPITAL = "at hospital"
+
+
 class GuidanceState(enum.StrEnum):
     """Where the engine is with an incident's guidance."""
 
@@ -131,6 +143,23 @@ class Incident(Base):
     """The card's language: the call's when the card is translated, else English."""
     card_steps_done: Mapped[list[int]] = mapped_column(JSON, default=list, server_default="[]")
     """The step numbers (from 1) the dispatcher has marked done, in ascending order."""
+    dispatched_at: Mapped[dt.datetime | None]
+    """When the first unit was dispatched: the call's wait clock stops there (NFPA 1225's answer to dispatch)."""
+    callback_number: Mapped[str | None] = mapped_column(String(32))
+    """The number to call back, as entered (or read from the caller field when it is a phone number)."""
+    callback_key: Mapped[str | None] = mapped_column(String(16), index=True)
+    """The call-back number's last ten digits: calls from one number compare equal (`app.incidents.duplicates`)."""
+    address_key: Mapped[str | None] = mapped_column(String(255), index=True)
+    """The location folded for comparison (case, punctuation, street-word abbreviations)."""
+    patient_age_years: Mapped[int | None]
+    """The patient's age as the call-taker entered it (triage reads it with the call)."""
+    possible_duplicate_of: Mapped[str | None] = mapped_column(String(36))
+    """An open incident at the same address or from the same number, within 30 minutes before this one arrived (an
+    incident id; no foreign key, so that migrations add and drop it in place on SQLite: incidents are never deleted)."""
+    merged_into: Mapped[str | None] = mapped_column(String(36))
+    """The incident this duplicate was merged into (it is closed as "duplicate call")."""
+    text_revision: Mapped[int] = mapped_column(default=0, server_default="0")
+    """How many times the call's text was corrected: each revision is classified once (per model version)."""
 
     classifications: Mapped[list[Classification]] = relationship(
         back_populates="incident", order_by="Classification.id"
@@ -143,7 +172,9 @@ class Classification(Base):
     """Every classification made, with the model that made it (one per incident and model version)."""
 
     __tablename__ = "classifications"
-    __table_args__ = (UniqueConstraint("incident_id", "model_version", name="uq_classifications_incident_model"),)
+    __table_args__ = (
+        UniqueConstraint("incident_id", "model_version", "text_revision", name="uq_classifications_incident_model"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), index=True)
@@ -164,6 +195,8 @@ class Classification(Base):
     resource_count: Mapped[int] = mapped_column(default=0, server_default="0")
     language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
     """The call's language as triage read it: "en" and "es" are read; any other needs an interpreter (flagged)."""
+    text_revision: Mapped[int] = mapped_column(default=0, server_default="0")
+    """The incident's text revision this classification read (`Incident.text_revision`)."""
 
     incident: Mapped[Incident] = relationship(back_populates="classifications")
 
@@ -226,6 +259,42 @@ class IncidentEvent(Base):
     after: Mapped[dict[str, object] | None] = mapped_column(JSON)
     reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)
+
+
+class Unit(Base):
+    """An ambulance, engine or other unit the centre dispatches (`triage-dispatch units`), and where it is now."""
+
+    __tablename__ = "units"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """The call sign the floor uses ("M12", "E4")."""
+    kind: Mapped[str] = mapped_column(String(16))
+    """ambulance, medic, engine, ... (`app.units.roster.UNIT_KINDS`)."""
+    station: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    status: Mapped[str] = mapped_column(String(16), default=UnitStatus.AVAILABLE.value)
+    status_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    """When the status last changed."""
+    incident_id: Mapped[str | None] = mapped_column(ForeignKey("incidents.id"), index=True)
+    """The incident it is assigned to now (None while available)."""
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class UnitAssignment(Base):
+    """One unit on one incident, and when it reached each status (the NFPA 1225 intervals are read from these)."""
+
+    __tablename__ = "unit_assignments"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), index=True)
+    unit_name: Mapped[str] = mapped_column(ForeignKey("units.name"), index=True)
+    dispatched_by: Mapped[str] = mapped_column(String(128))
+    dispatched_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    en_route_at: Mapped[dt.datetime | None]
+    on_scene_at: Mapped[dt.datetime | None]
+    transporting_at: Mapped[dt.datetime | None]
+    at_hospital_at: Mapped[dt.datetime | None]
+    cleared_at: Mapped[dt.datetime | None]
+    """Back in service: the assignment ended."""
 
 
 class Outbox(Base):

@@ -74,11 +74,13 @@ def assign_from_triage(incident: Incident, result: TriageResult) -> Card | None:
 
 
 def incident_card(incident: Incident, library: CardLibrary | None = None) -> Card | None:
-    """The incident's card as the library holds it (None without one, or when the library no longer has it)."""
+    """The incident's card as the library holds it, read for this call (a combined card only asks what fits its
+    words: `Card.for_call`); None without one, or when the library no longer has it."""
     if incident.card_id is None:
         return None
     library = library or default_library()
-    return library.get(incident.card_id, incident.card_language or "en")
+    card = library.get(incident.card_id, incident.card_language or "en")
+    return None if card is None else card.for_call(incident.text)
 
 
 def grounding(incident: Incident) -> tuple[Card | None, str]:

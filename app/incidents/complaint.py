@@ -21,13 +21,96 @@ def shorten(text: str, limit: int = COMPLAINT_LIMIT) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:-") + "…"
 
 
+FILLER_WORDS = frozenset(
+    [
+        "emergency",
+        "help",
+        "hello",
+        "hi",
+        "hey",
+        "please",
+        "urgent",
+        "quick",
+        "quickly",
+        "hurry",
+        "now",
+        "oh",
+        "god",
+        "my",
+        "911",
+        "operator",
+        "yes",
+        "ok",
+        "okay",
+        "sir",
+        "maam",
+        "ma'am",
+        "me",
+        "us",
+        "i",
+        "we",
+        "need",
+        "an",
+        "a",
+        "ambulance",
+        "someone",
+        "somebody",
+        "anyone",
+        "is",
+        "there",
+        "send",
+        "ayuda",
+        "emergencia",
+        "por",
+        "favor",
+        "hola",
+        "rapido",
+        "rápido",
+        "socorro",
+        "urgente",
+        "dios",
+        "mio",
+        "mío",
+        "oiga",
+        "si",
+        "sí",
+        "necesito",
+        "una",
+        "ambulancia",
+        "alguien",
+        "ayudeme",
+        "ayúdeme",
+        "manden",
+    ]
+)
+"""Words that say nothing about the patient: a sentence of only these ("EMERGENCY!!", "Help me please!") is not
+the complaint."""
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def says_something(sentence: str) -> bool:
+    """Whether a sentence holds a word beyond greetings and shouts for help."""
+    return any(word.lower() not in FILLER_WORDS for word in _WORDS.findall(sentence))
+
+
 def first_sentence(text: str, limit: int = COMPLAINT_LIMIT) -> str:
-    """The message's first sentence, shortened for a queue line (the complaint before triage has read it)."""
-    first = text.strip().split("\n", 1)[0]
-    for stop in (". ", "? ", "! "):
-        if stop in first:
-            first = first.split(stop, 1)[0]
-    return shorten(first, limit)
+    """The message's first sentence that says something (a shout of "EMERGENCY!!" is skipped for the sentence
+    after it), shortened for a queue line: the complaint before triage has read it, and after when no red flag
+    fired."""
+    sentences: list[str] = []
+    for part in (part.strip() for part in _SENTENCES.split(text.strip()) if part.strip()):
+        if sentences and len(sentences[-1]) <= 3 and sentences[-1].endswith("."):  # "Dr." "St." "Mr."
+            sentences[-1] = f"{sentences[-1]} {part}"
+        else:
+            sentences.append(part)
+    at = next((index for index, sentence in enumerate(sentences) if says_something(sentence)), None)
+    if at is None:
+        return shorten(text.strip(), limit)
+    chosen = sentences[at]
+    if at < len(sentences) - 1 and chosen[-1:] in ".?!":  # cut before the next sentence: its stop goes too
+        chosen = chosen[:-1]
+    return shorten(chosen, limit)
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:

@@ -1,25 +1,17 @@
-"""An incident as a NENA EIDO JSON document (NENA-STA-021.1b): the mapping from its stored rows (docs/eido.md)."""
+"""An incident as a NENA EIDO JSON document (NENA-STA-021.1b): the mapping from its read model (docs/eido.md)."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
-from app.db.models import Guidance, Incident, User
-from app.guidance.incident_card import card_view
-from app.incidents.queries import incident_events, latest_classification
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+from app.incidents.read_model import EventView, GuidanceView, IncidentDetail, ProtocolCardView
+from app.incidents.reading import USER_ID_FIELDS
 
 EIDO_VERSION = "1.0"
 DEFAULT_AGENCY_ID = "psap.invalid"
@@ -28,8 +20,6 @@ INCIDENT_TYPE_COMMON = "SICK"
 """EIDO-IncidentType-Common: the product does not classify the APCO incident type; every incident is an EMS call."""
 AGENCY_TYPES = ("psap", "ems")
 AGENCY_ROLES = ("CallReceiving", "Dispatching")
-USER_ID_FIELDS = ("claimed_by",)
-"""Audit event fields that hold a user id: the history writes the user's name."""
 AGENT_ROLES = {"call-taker": "Call Taking", "dispatcher": "Dispatching", "supervisor": "Supervisor"}
 """A user's role: its Agent Role; `system:*` actors are automatons, anyone else (no user row) is "Unknown"."""
 STATUS_COMMON = {
@@ -47,132 +37,7 @@ DISPOSITION_CODES = {
     "duplicate call": "22",
 }
 """A close's disposition: its EIDO-CommonDispositionCode (APCO ANS 1.111.2); "other" has none and is only a note."""
-Row = TypeVar("Row", bound="DataclassInstance")
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-@dataclass(frozen=True, slots=True)
-class IncidentRow:
-    id: str
-    status: str
-    text: str
-    caller: str | None
-    location: str | None
-    call_id: str | None
-    received_at: dt.datetime | None
-    accepted_at: dt.datetime
-    classified_at: dt.datetime | None
-    esi_level: int | None
-    model_level: int | None
-    override_level: int | None
-    needs_review: bool
-    review_reason: str
-    chief_complaint: str | None
-    guidance_state: str
-
-
-@dataclass(frozen=True, slots=True)
-class ClassificationRow:
-    esi_level: int
-    classifier_level: int
-    decision_point: str
-    model_version: str
-    created_at: dt.datetime
-
-
-@dataclass(frozen=True, slots=True)
-class GuidanceRow:
-    text: str
-    tokens: int
-    model: str
-    prompt_version: str
-    updated_at: dt.datetime
-
-
-@dataclass(frozen=True, slots=True)
-class CardRow:
-    """The protocol card on the incident, as the dispatcher read it."""
-
-    id: str
-    version: str
-    title: str
-    language: str
-    step_count: int
-    steps_done: tuple[int, ...]
-    review_state: str
-
-
-@dataclass(frozen=True, slots=True)
-class EventRow:
-    id: int
-    created_at: dt.datetime
-    actor: str
-    action: str
-    before: dict[str, object] | None
-    after: dict[str, object] | None
-    reason: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class EidoSource:
-    """What an EIDO is built from: the incident, its latest classification, its guidance, its audit events (in
-    order) and the product role of each actor that has a user account."""
-
-    incident: IncidentRow
-    classification: ClassificationRow | None
-    guidance: GuidanceRow | None
-    events: tuple[EventRow, ...]
-    roles: dict[str, str]
-    card: CardRow | None = None
-    user_names: dict[str, str] = dataclasses.field(default_factory=dict)
-    """The user names of the user ids the events name (`claimed_by`), to write names, not ids."""
-
-
-def _row(kind: type[Row], row: object) -> Row:
-    """A row's columns copied into the plain dataclass `kind` (by field name)."""
-    return kind(**{field.name: getattr(row, field.name) for field in dataclasses.fields(kind)})
-
-
-def load_eido_source(session: Session, incident_id: str) -> EidoSource | None:
-    """The incident's rows as plain data, read in this session; None for an unknown incident."""
-    incident = session.get(Incident, incident_id)
-    if incident is None:
-        return None
-    classification = latest_classification(session, incident_id)
-    guidance = session.get(Guidance, incident_id)
-    events = tuple(_row(EventRow, event) for event in incident_events(session, incident_id))
-    actors = {event.actor for event in events}
-    roles = {name: role for name, role in session.execute(select(User.name, User.role).where(User.name.in_(actors)))}
-    user_ids = {
-        str(change[key])
-        for event in events
-        for change in (event.before or {}, event.after or {})
-        for key in USER_ID_FIELDS
-        if change.get(key)
-    }
-    user_names = {
-        user_id: name for user_id, name in session.execute(select(User.id, User.name).where(User.id.in_(user_ids)))
-    }
-    card = card_view(incident)
-    return EidoSource(
-        incident=_row(IncidentRow, incident),
-        classification=None if classification is None else _row(ClassificationRow, classification),
-        guidance=None if guidance is None else _row(GuidanceRow, guidance),
-        events=events,
-        roles=roles,
-        user_names=user_names,
-        card=None
-        if card is None
-        else CardRow(
-            id=card["id"],
-            version=card["version"],
-            title=card["title"],
-            language=card["language"],
-            step_count=len(card["steps"]),
-            steps_done=tuple(card["steps_done"]),
-            review_state=card["review_state"],
-        ),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,10 +87,11 @@ def common_priority(esi_level: int) -> int:
     return 12 - 2 * esi_level
 
 
-def build_eido(source: EidoSource, agency_id: str = DEFAULT_AGENCY_ID) -> dict[str, Any]:
-    """The EIDO document for the incident (a JSON-ready dict), as it stands now."""
-    ids = _Ids(source.incident.id, agency_id)
-    updated_at = max([source.incident.accepted_at, *_times(source)])
+def build_eido(source: IncidentDetail, agency_id: str = DEFAULT_AGENCY_ID) -> dict[str, Any]:
+    """The EIDO document for the incident (a JSON-ready dict), as it stands now; `source` is read with its whole
+    history (`app.incidents.reading.ALL_HISTORY`)."""
+    ids = _Ids(source.id, agency_id)
+    updated_at = max([_accepted(source), *_times(source)])
     updated_by = _updated_by(source, updated_at)
     notes = _notes(source, ids)
     person = _caller(source, ids)
@@ -250,22 +116,32 @@ def build_eido(source: EidoSource, agency_id: str = DEFAULT_AGENCY_ID) -> dict[s
     return document
 
 
-def _times(source: EidoSource) -> list[dt.datetime]:
-    times = [event.created_at for event in source.events]
-    if source.incident.classified_at is not None:
-        times.append(source.incident.classified_at)
-    if source.guidance is not None:
+def _accepted(source: IncidentDetail) -> dt.datetime:
+    assert source.accepted_at is not None  # every stored incident has one
+    return source.accepted_at
+
+
+def _times(source: IncidentDetail) -> list[dt.datetime]:
+    times = [_at(event) for event in source.events]
+    if source.timings.classified_at is not None:
+        times.append(source.timings.classified_at)
+    if source.guidance is not None and source.guidance.updated_at is not None:
         times.append(source.guidance.updated_at)
     return times
 
 
-def _updated_by(source: EidoSource, updated_at: dt.datetime) -> str | None:
+def _at(event: EventView) -> dt.datetime:
+    assert event.at is not None  # every stored event has one
+    return event.at
+
+
+def _updated_by(source: IncidentDetail, updated_at: dt.datetime) -> str | None:
     """The actor of the last change, when the last change was an audited one (guidance is written by no one)."""
     last = _last_event(source.events)
-    return last.actor if last is not None and last.created_at == updated_at else None
+    return last.actor if last is not None and _at(last) == updated_at else None
 
 
-def _last_event(events: Sequence[EventRow], actions: Iterable[str] | None = None) -> EventRow | None:
+def _last_event(events: Sequence[EventView], actions: Iterable[str] | None = None) -> EventView | None:
     wanted = None if actions is None else set(actions)
     return next((event for event in reversed(events) if wanted is None or event.action in wanted), None)
 
@@ -275,14 +151,14 @@ def _references(components: Iterable[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def _incident(
-    source: EidoSource,
+    source: IncidentDetail,
     ids: _Ids,
     updated: tuple[dt.datetime, str | None],
     notes: list[dict[str, Any]],
     involved: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
     """The Incident component: type, status, acuity as the priority, and what it refers to."""
-    incident = source.incident
+    incident = source
     component: dict[str, Any] = {
         **ids.prologue(ids.component("incident"), *updated),
         "incidentTypeCommonRegistryText": INCIDENT_TYPE_COMMON,
@@ -322,25 +198,25 @@ def agent_role(actor: str, roles: dict[str, str]) -> str:
     return AGENT_ROLES.get(roles.get(actor, ""), "Unknown")
 
 
-def _agents(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
+def _agents(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """One Agent component per actor in the history, in the order they first acted."""
     last_acted: dict[str, dt.datetime] = {}
     for event in source.events:
-        last_acted[event.actor] = event.created_at
+        last_acted[event.actor] = _at(event)
     return [
         {
             **ids.prologue(ids.agent(actor)["$ref"], at, None),
-            "agentRoleRegistryText": [agent_role(actor, source.roles)],
+            "agentRoleRegistryText": [agent_role(actor, source.actor_roles)],
             "agencyReference": {"$ref": ids.agency_id},
         }
         for actor, at in last_acted.items()
     ]
 
 
-def _disposition(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
+def _disposition(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """A closed incident's disposition, when it has a common code."""
-    close = _last_event(source.events, ["close"])
-    if source.incident.status != "closed" or close is None:
+    close = _last_event(source.events, ["close", "merge"])
+    if source.status != "closed" or close is None:
         return []
     disposition = str((close.after or {}).get("disposition", ""))
     code = DISPOSITION_CODES.get(disposition)
@@ -348,7 +224,7 @@ def _disposition(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
         return []
     return [
         {
-            **ids.prologue(ids.component("disposition"), close.created_at, close.actor),
+            **ids.prologue(ids.component("disposition"), _at(close), close.actor),
             "dispositionCommonRegistryCode": code,
             "dispositionPrimaryIndicator": True,
             "dispositionDescriptionText": disposition,
@@ -356,18 +232,18 @@ def _disposition(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
     ]
 
 
-def _intake_actor(source: EidoSource) -> str | None:
+def _intake_actor(source: IncidentDetail) -> str | None:
     received = next((event for event in source.events if event.action == "received"), None)
     return received.actor if received else None
 
 
-def _caller(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
+def _caller(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """The caller as a Person (role Caller) with the call's identifier; their name or number is a note."""
-    incident = source.incident
+    incident = source
     if not incident.caller and not incident.call_id:
         return []
     person: dict[str, Any] = {
-        **ids.prologue(ids.component("caller"), incident.accepted_at, _intake_actor(source)),
+        **ids.prologue(ids.component("caller"), _accepted(incident), _intake_actor(source)),
         "personIncidentRoleRegistryText": ["Caller"],
     }
     if incident.call_id:
@@ -377,9 +253,9 @@ def _caller(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
     return [person]
 
 
-def _location(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
+def _location(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """The location as given at intake (free text): a PIDF-LO whose civic address holds it as `LOC`, and the text."""
-    incident = source.incident
+    incident = source
     if not incident.location:
         return []
     text = _NOT_XML.sub("", incident.location)
@@ -392,7 +268,7 @@ def _location(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
     )
     return [
         {
-            **ids.prologue(ids.component("location"), incident.accepted_at, _intake_actor(source)),
+            **ids.prologue(ids.component("location"), _accepted(incident), _intake_actor(source)),
             "locationTypeDescriptionRegistryText": "CurrentIncident",
             "locationByValue": pidf_lo,
             "locationDescriptionText": incident.location,
@@ -415,33 +291,30 @@ def _note(ids: _Ids, kind: str, at: dt.datetime, actor: str | None, paragraphs: 
     return note
 
 
-def _notes(source: EidoSource, ids: _Ids) -> list[dict[str, Any]]:
+def _notes(source: IncidentDetail, ids: _Ids) -> list[dict[str, Any]]:
     """The Notes: the message as received, the caller, the acuity, the protocol card, the guidance, then every audit
     event in order."""
-    incident = source.incident
+    incident, accepted = source, _accepted(source)
     intake = _intake_actor(source)
-    received = "" if incident.received_at is None else f" (call received {iso(incident.received_at)})"
-    notes = [
-        _note(
-            ids, "message", incident.accepted_at, intake, [f"Message as received{received}", html_text(incident.text)]
-        )
-    ]
+    received_at = incident.timings.received_at
+    received = "" if received_at is None else f" (call received {iso(received_at)})"
+    notes = [_note(ids, "message", accepted, intake, [f"Message as received{received}", html_text(incident.text)])]
     if incident.caller:
-        notes.append(_note(ids, "callernote", incident.accepted_at, intake, [f"Caller: {html_text(incident.caller)}"]))
+        notes.append(_note(ids, "callernote", accepted, intake, [f"Caller: {html_text(incident.caller)}"]))
     acuity = _acuity_note(source, ids)
     if acuity is not None:
         notes.append(acuity)
-    if source.card is not None:
-        notes.append(_card_note(source, source.card, ids))
+    if source.protocol_card is not None:
+        notes.append(_card_note(source, source.protocol_card, ids))
     if source.guidance is not None:
         notes.append(_guidance_note(source.guidance, incident.guidance_state, ids))
     notes.extend(_event_note(event, ids, source.user_names) for event in source.events)
     return notes
 
 
-def _acuity_note(source: EidoSource, ids: _Ids) -> dict[str, Any] | None:
+def _acuity_note(source: IncidentDetail, ids: _Ids) -> dict[str, Any] | None:
     """The acuity: the effective ESI level, the model's, a dispatcher's override with its reason, the review flag."""
-    incident, classification = source.incident, source.classification
+    incident, classification = source, source.classification
     if incident.esi_level is None:
         return None
     override = _last_event(source.events, ["override"]) if incident.override_level is not None else None
@@ -459,30 +332,31 @@ def _acuity_note(source: EidoSource, ids: _Ids) -> dict[str, Any] | None:
         state = "resolved by the override" if incident.override_level is not None else "pending"
         lines.append(f"Needs review ({state}): {html_text(incident.review_reason)}")
     decided = _last_event(source.events, ["classified", "override"])
-    at = decided.created_at if decided else incident.classified_at or incident.accepted_at
+    at = _at(decided) if decided else incident.timings.classified_at or _accepted(incident)
     return _note(ids, "acuity", at, decided.actor if decided else None, lines)
 
 
-def _card_note(source: EidoSource, card: CardRow, ids: _Ids) -> dict[str, Any]:
+def _card_note(source: IncidentDetail, card: ProtocolCardView, ids: _Ids) -> dict[str, Any]:
     """The protocol card read to the caller: which card (id, version, language, title), its review state and the
     steps the dispatcher marked done; by whoever last changed it (triage picks it)."""
     done = ", ".join(str(step) for step in card.steps_done) or "none"
     lines = [
         f"Protocol card: {html_text(card.id)} version {html_text(card.version)} ({html_text(card.language)}): "
         f"{html_text(card.title)}",
-        f"Steps done: {done} (of {card.step_count})",
+        f"Steps done: {done} (of {len(card.steps)})",
         f"Card {html_text(card.review_state)}",
     ]
     changed = _last_event(source.events, ["card_switch", "card_step", "classified"])
-    at = changed.created_at if changed else source.incident.classified_at or source.incident.accepted_at
+    at = _at(changed) if changed else source.timings.classified_at or _accepted(source)
     return _note(ids, "card", at, changed.actor if changed else None, lines)
 
 
-def _guidance_note(guidance: GuidanceRow, state: str, ids: _Ids) -> dict[str, Any]:
+def _guidance_note(guidance: GuidanceView, state: str, ids: _Ids) -> dict[str, Any]:
     header = (
         f"Guidance ({html_text(state)}; model {html_text(guidance.model)}, prompt "
         f"{html_text(guidance.prompt_version)}, {guidance.tokens} tokens)"
     )
+    assert guidance.updated_at is not None  # a stored guidance row has one
     return _note(ids, "guidance", guidance.updated_at, None, [header, html_text(guidance.text)])
 
 
@@ -513,7 +387,7 @@ def event_changes(
     return "; ".join(changes)
 
 
-def _event_note(event: EventRow, ids: _Ids, user_names: Mapping[str, str]) -> dict[str, Any]:
+def _event_note(event: EventView, ids: _Ids, user_names: Mapping[str, str]) -> dict[str, Any]:
     """One audit event as a Note by its actor, at its time: the action, the reason and the change."""
     paragraphs = [f"{html_text(event.action)} by {html_text(event.actor)}"]
     if event.reason:
@@ -521,4 +395,4 @@ def _event_note(event: EventRow, ids: _Ids, user_names: Mapping[str, str]) -> di
     changes = event_changes(event.before, event.after, user_names)
     if changes:
         paragraphs.append(html_text(changes))
-    return _note(ids, f"event{event.id}", event.created_at, event.actor, paragraphs)
+    return _note(ids, f"event{event.id}", _at(event), event.actor, paragraphs)

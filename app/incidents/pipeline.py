@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from app.db.session import session_scope
 from app.engine_worker.cost_model import scoring_cost_model
 from app.guidance.incident_card import assign_from_triage
 from app.incidents.complaint import complaint_from_evidence, first_sentence
+from app.incidents.duplicates import callback_of, flag_possible_duplicate
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
 from app.redis.queueing import handed, publish_closed
@@ -53,12 +55,26 @@ CHARS_PER_TOKEN = 4
 """Characters of a call per token, for the estimate (English and Spanish text under BPE tokenizers: about 4)."""
 
 
+@dataclass(frozen=True, slots=True)
+class CallContact:
+    """What a call-taker adds to a typed call: the number to call back and the patient's age."""
+
+    callback_number: str | None = None
+    patient_age_years: int | None = None
+
+
 def store_message(
-    session: Session, source: str, webhook_id: str, message: IntakeMessage, entered_by: str | None = None
+    session: Session,
+    source: str,
+    webhook_id: str,
+    message: IntakeMessage,
+    entered_by: str | None = None,
+    contact: CallContact | None = None,
 ) -> tuple[str, bool]:
     """Store a message with its outbox entry; (incident id, duplicate). A webhook id seen before creates nothing.
     Its `received` event's actor is always the intake source (`system:intake:<source>`, the console's too, as the
-    threat model says); `entered_by`, the user who typed it in the console, is kept in the same audit row."""
+    threat model says); `entered_by`, the user who typed it in the console, is kept in the same audit row. A call at
+    the address or from the number of an open incident of the last 30 minutes is flagged as a possible duplicate."""
 
     def existing_id() -> str | None:
         return session.scalar(select(Incident.id).where(Incident.source == source, Incident.webhook_id == webhook_id))
@@ -76,6 +92,8 @@ def store_message(
         received_at=message.received_at,
         accepted_at=utcnow(),
         chief_complaint=first_sentence(message.text),
+        callback_number=(contact.callback_number if contact else None) or callback_of(message.caller),
+        patient_age_years=contact.patient_age_years if contact else None,
     )
     session.add(incident)
     try:
@@ -99,7 +117,16 @@ def store_message(
             },
         )
     )
+    flag_possible_duplicate(session, incident, f"system:intake:{source}")
     return incident.id, False
+
+
+def triage_text(incident: Incident) -> str:
+    """What triage reads: the call, and the patient's age when the call-taker entered it (triage reads an age from
+    the words, so it is said in words after the call: the call's own offsets stay valid)."""
+    if incident.patient_age_years is None:
+        return incident.text
+    return f"{incident.text}\nPatient is {incident.patient_age_years} years old."
 
 
 def estimated_prompt_tokens(text: str) -> int:
@@ -177,12 +204,14 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
         versions = (triager.model.version, f"{LLM_PROMPT_VERSION}+{triager.model.version}")
         done = session.scalar(
             select(Classification.id).where(
-                Classification.incident_id == incident_id, Classification.model_version.in_(versions)
+                Classification.incident_id == incident_id,
+                Classification.model_version.in_(versions),
+                Classification.text_revision == incident.text_revision,
             )
         )
         action = "already classified"
         if done is None:
-            _record_classification(session, incident, triager.classify(incident.text))
+            _record_classification(session, incident, triager.classify(triage_text(incident)))
             action = "classified"
         if incident.guidance_state == GuidanceState.PENDING:
             incident.guidance_state = GuidanceState.QUEUED.value
@@ -219,6 +248,7 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
             resources=[item.to_json() for item in result.resources],
             resource_count=result.resource_count,
             language=result.language.code,
+            text_revision=incident.text_revision,
         )
     )
     before = {"esi_level": incident.esi_level}

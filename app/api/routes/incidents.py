@@ -1,8 +1,9 @@
-"""The incident API: list and read incidents; claim, override, dispatch, close and annotate them; switch their protocol
-card and mark its steps done.
+"""The incident API: list and read incidents; claim (or take over), override, dispatch units to, close and annotate
+them; switch their protocol card and mark its steps done.
 
 The actions are `app.incidents.actions` (the same rules and audit events as the console); this module only turns
-their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed), 422 (a bad argument).
+their refusals into statuses: 403 (role), 404 (unknown incident), 409 (closed, held by another user, or changed since
+the client's `expected_state`), 422 (a bad argument), 429 (too many notes for now, with Retry-After).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
@@ -20,36 +21,45 @@ from app.api.deps import CurrentPrincipal, DispatcherPrincipal, SessionDep, Sett
 from app.api.schemas import (
     CardStepRequest,
     CardSwitchRequest,
-    ClassificationView,
+    ClaimRequest,
     CloseRequest,
-    EventView,
-    GuidanceView,
-    IncidentDetail,
+    CorrectDone,
+    CorrectRequest,
+    DispatchRequest,
     IncidentList,
-    IncidentSummary,
+    MergeRequest,
     NoteRequest,
-    OutcomeView,
     OverrideDone,
     OverrideRequest,
-    ProtocolCardBrief,
-    ProtocolCardView,
-    Timings,
 )
-from app.db.models import Guidance, Incident, IncidentEvent, IncidentStatus, Outcome
-from app.engine_worker.builtin_models import TEST_MODEL_LABEL, is_test_model
-from app.guidance.checker import GuidanceCheck
-from app.guidance.incident_card import card_brief, card_view
+from app.db.models import Incident, IncidentEvent, IncidentStatus, utcnow
+from app.guidance.incident_card import card_view
 from app.incidents import actions as actions
-from app.incidents.eido import build_eido, load_eido_source
+from app.incidents import corrections
+from app.incidents.corrections import Correction, propagate_level
+from app.incidents.eido import build_eido
 from app.incidents.overrides import propagate_close, propagate_override
-from app.incidents.queries import URGENCY_ORDER, classification_view, event_view, incident_events, latest_classification
+from app.incidents.queries import URGENCY_ORDER
+from app.incidents.read_model import EventView, IncidentDetail, IncidentSummary, ProtocolCardView
+from app.incidents.reading import (
+    ALL_HISTORY,
+    DEFAULT_HISTORY_LIMIT,
+    MAX_HISTORY_LIMIT,
+    HistoryWindow,
+    event_of,
+    incident_summary,
+    read_incident,
+)
+from app.incidents.search import RECENT_HOURS, recent_calls
 
 router = APIRouter(prefix="/v1/incidents", tags=["incidents"])
 
 REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (actions.ForbiddenError, 403),
-    (actions.IncidentNotFoundError, 404),
+    (actions.NotFoundError, 404),
     (actions.IncidentClosedError, 409),
+    (actions.ConflictError, 409),
+    (actions.TooManyError, 429),
     (actions.InvalidActionError, 422),
 )
 """An action's refusal and the status it answers."""
@@ -57,23 +67,36 @@ REFUSALS: tuple[tuple[type[Exception], int], ...] = (
 REFUSED: dict[int | str, dict[str, Any]] = {
     403: {"description": "the role may not do this"},
     404: {"description": "no such incident"},
-    409: {"description": "the incident is closed"},
+    409: {"description": "the incident is closed, held by another user, or changed since `expected_state`"},
 }
 
 
 @contextmanager
 def refusals_as_statuses() -> Iterator[None]:
-    """Turn an incident action's refusal into an HTTP error with its reason."""
+    """Turn an incident action's refusal into an HTTP error with its reason (a 429 says when to retry)."""
     try:
         yield
     except (actions.ForbiddenError, actions.ActionError) as error:
         status = next((code for kind, code in REFUSALS if isinstance(error, kind)), 422)
-        raise HTTPException(status, str(error)) from None
+        headers = {"Retry-After": str(error.retry_after_s)} if isinstance(error, actions.TooManyError) else None
+        raise HTTPException(status, str(error), headers=headers) from None
 
 
 @router.get("", response_model=IncidentList)
-def list_incidents(session: SessionDep, _: CurrentPrincipal, status: str = "open", limit: int = 100) -> IncidentList:
-    """Incidents, most urgent first (unclassified ones last), then by arrival."""
+def list_incidents(
+    session: SessionDep,
+    _: CurrentPrincipal,
+    status: str = "open",
+    limit: int = 100,
+    q: Annotated[str | None, Query(description="words, an address or a call-back number; newest first")] = None,
+    since_hours: Annotated[float, Query(gt=0, le=24 * 31, description="with q: how far back")] = RECENT_HOURS,
+) -> IncidentList:
+    """Incidents, most urgent first (unclassified ones last), then by arrival; with `q`, the calls of the last
+    `since_hours` (closed ones included) that match it, newest first."""
+    if q is not None:
+        since = utcnow() - dt.timedelta(hours=since_hours)
+        found = recent_calls(session, q, since, max(1, min(limit, 1000)))
+        return IncidentList(incidents=[summary(incident) for incident in found])
     query = select(Incident)
     if status == "open":
         query = query.where(Incident.status != IncidentStatus.CLOSED.value)
@@ -86,38 +109,19 @@ def list_incidents(session: SessionDep, _: CurrentPrincipal, status: str = "open
 
 
 @router.get("/{incident_id}", response_model=IncidentDetail, responses={404: REFUSED[404]})
-def get_incident(incident_id: str, session: SessionDep, _: CurrentPrincipal) -> IncidentDetail:
-    """One incident: its message, classification, guidance so far, timings, outcome and history."""
-    incident = session.get(Incident, incident_id)
-    if incident is None:
+def get_incident(
+    incident_id: str,
+    session: SessionDep,
+    _: CurrentPrincipal,
+    history_limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_LIMIT)] = DEFAULT_HISTORY_LIMIT,
+    history_before: Annotated[int | None, Query(description="an event id: the page of events older than it")] = None,
+) -> IncidentDetail:
+    """One incident: its message, classification, guidance so far, timings, outcome and a page of its history (the
+    newest `history_limit` events; `history.older_than` names the event to page back from)."""
+    detail = read_incident(session, incident_id, HistoryWindow(history_limit, history_before))
+    if detail is None:
         raise HTTPException(404, "no such incident")
-    outcome = session.get(Outcome, incident_id)
-    classification = classification_view(latest_classification(session, incident_id))
-    guidance = incident.guidance
-    card = card_view(incident)
-    return IncidentDetail(
-        **summary(incident).model_dump(exclude={"protocol_card"}),
-        text=incident.text,
-        caller=incident.caller,
-        location=incident.location,
-        call_id=incident.call_id,
-        classification=None if classification is None else ClassificationView(**classification),
-        guidance=None if guidance is None else _guidance(guidance),
-        timings=_timings(incident, outcome),
-        outcome=None
-        if outcome is None
-        else OutcomeView(
-            tokens=outcome.tokens,
-            evictions=outcome.evictions,
-            deliveries=outcome.deliveries,
-            engine=outcome.engine,
-            model=outcome.model,
-            error=outcome.error,
-            label=TEST_MODEL_LABEL if is_test_model(outcome.model) else None,
-        ),
-        events=[_event(event) for event in incident_events(session, incident_id)],
-        protocol_card=None if card is None else ProtocolCardView(**card),
-    )
+    return detail
 
 
 @router.get(
@@ -129,17 +133,32 @@ def get_incident_eido(
     incident_id: str, session: SessionDep, settings: SettingsDep, _: CurrentPrincipal
 ) -> JSONResponse:
     """The incident as a NENA EIDO JSON document: its acuity, guidance and history (see docs/eido.md)."""
-    source = load_eido_source(session, incident_id)
-    if source is None:
+    detail = read_incident(session, incident_id, ALL_HISTORY)
+    if detail is None:
         raise HTTPException(404, "no such incident")
-    return JSONResponse(build_eido(source, settings.eido_agency_id), media_type="application/json")
+    return JSONResponse(build_eido(detail, settings.eido_agency_id), media_type="application/json")
 
 
 @router.post("/{incident_id}/claim", response_model=IncidentSummary, responses=REFUSED)
-def claim_incident(incident_id: str, session: SessionDep, principal: DispatcherPrincipal) -> IncidentSummary:
-    """Take the incident (a new one becomes claimed)."""
+def claim_incident(
+    incident_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: DispatcherPrincipal,
+    payload: ClaimRequest | None = None,
+) -> IncidentSummary:
+    """Take the incident (a new one becomes claimed). One another user holds: 409 naming them, unless the body is a
+    take-over with a reason (audited, shown to both)."""
+    payload = payload or ClaimRequest()
     with refusals_as_statuses():
-        incident = actions.claim(session, incident_id, principal)
+        incident = actions.claim(
+            session,
+            incident_id,
+            principal,
+            payload.take_over_reason,
+            payload.expected_state,
+            settings.free_text_limits,
+        )
     session.commit()
     return summary(incident)
 
@@ -154,7 +173,15 @@ def override_incident(
 ) -> OverrideDone:
     """Set the incident's ESI level (a reason is required): re-keyed in the heap and the engine at once."""
     with refusals_as_statuses():
-        incident = actions.override(session, incident_id, principal, payload.esi_level, payload.reason)
+        incident = actions.override(
+            session,
+            incident_id,
+            principal,
+            payload.esi_level,
+            payload.reason,
+            payload.expected_state,
+            settings.free_text_limits,
+        )
     esi_level = incident.override_level
     assert esi_level is not None
     session.commit()  # the database first: a worker that loads the incident from now on sees the new level
@@ -164,10 +191,12 @@ def override_incident(
 
 
 @router.post("/{incident_id}/dispatch", response_model=IncidentSummary, responses=REFUSED)
-def dispatch_incident(incident_id: str, session: SessionDep, principal: DispatcherPrincipal) -> IncidentSummary:
-    """Mark the incident dispatched."""
+def dispatch_incident(
+    incident_id: str, payload: DispatchRequest, session: SessionDep, principal: DispatcherPrincipal
+) -> IncidentSummary:
+    """Dispatch available units to the incident (each timed; its wait clock stops at the first dispatch)."""
     with refusals_as_statuses():
-        incident = actions.dispatch(session, incident_id, principal)
+        incident = actions.dispatch(session, incident_id, principal, payload.units, payload.expected_state)
     session.commit()
     return summary(incident)
 
@@ -176,10 +205,18 @@ def dispatch_incident(incident_id: str, session: SessionDep, principal: Dispatch
 def close_incident(
     incident_id: str, payload: CloseRequest, session: SessionDep, settings: SettingsDep, principal: DispatcherPrincipal
 ) -> IncidentSummary:
-    """Close the incident with a disposition: its guidance, if not done, is cancelled, the call leaves the heap and
-    the engine aborts it."""
+    """Close the incident with a disposition (an ESI 1-2 call no unit reached needs `no_unit_reason`): its guidance,
+    if not done, is cancelled, the call leaves the heap and the engine aborts it."""
     with refusals_as_statuses():
-        incident = actions.close(session, incident_id, principal, payload.disposition)
+        incident = actions.close(
+            session,
+            incident_id,
+            principal,
+            payload.disposition,
+            payload.expected_state,
+            payload.no_unit_reason,
+            settings.free_text_limits,
+        )
     session.commit()  # the database first: a worker that loads the incident from now on sees it closed
     propagate_close(settings, incident_id)
     return summary(incident)
@@ -187,11 +224,23 @@ def close_incident(
 
 @router.post("/{incident_id}/card", response_model=ProtocolCardView, responses=REFUSED)
 def switch_card(
-    incident_id: str, payload: CardSwitchRequest, session: SessionDep, principal: DispatcherPrincipal
+    incident_id: str,
+    payload: CardSwitchRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: DispatcherPrincipal,
 ) -> ProtocolCardView:
     """Put another protocol card on the incident (a reason is required; audited with the card before and after)."""
     with refusals_as_statuses():
-        incident = actions.switch_card(session, incident_id, principal, payload.card_id, payload.reason)
+        incident = actions.switch_card(
+            session,
+            incident_id,
+            principal,
+            payload.card_id,
+            payload.reason,
+            expected_state=payload.expected_state,
+            limits=settings.free_text_limits,
+        )
     session.commit()
     return _card(incident)
 
@@ -202,7 +251,9 @@ def mark_card_step(
 ) -> ProtocolCardView:
     """Mark a step of the incident's card done (or not done again); audited."""
     with refusals_as_statuses():
-        incident = actions.mark_card_step(session, incident_id, principal, payload.step, payload.done)
+        incident = actions.mark_card_step(
+            session, incident_id, principal, payload.step, payload.done, expected_state=payload.expected_state
+        )
     session.commit()
     return _card(incident)
 
@@ -213,60 +264,72 @@ def _card(incident: Incident) -> ProtocolCardView:
     return ProtocolCardView(**card)
 
 
-@router.post("/{incident_id}/notes", status_code=201, response_model=EventView, responses={404: REFUSED[404]})
-def add_note(incident_id: str, payload: NoteRequest, session: SessionDep, principal: CurrentPrincipal) -> EventView:
-    """Add a note to the incident's history (any role; closed incidents too)."""
+@router.post("/{incident_id}/correct", response_model=CorrectDone, responses=REFUSED)
+def correct_incident(
+    incident_id: str,
+    payload: CorrectRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: DispatcherPrincipal,
+) -> CorrectDone:
+    """Correct the call's text, address or call-back number with a reason (audited before and after); a new text is
+    triaged again at once, and a changed level re-keys the call in the heap."""
+    correction = Correction(payload.text, payload.location, payload.callback_number)
     with refusals_as_statuses():
-        event = actions.add_note(session, incident_id, principal, payload.note)
+        corrected = corrections.correct(
+            settings,
+            session,
+            incident_id,
+            principal,
+            correction,
+            payload.reason,
+            payload.expected_state,
+            settings.free_text_limits,
+        )
+    session.commit()
+    return CorrectDone(
+        incident_id=incident_id,
+        esi_level=corrected.incident.esi_level,
+        retriaged=corrected.retriaged,
+        heap=propagate_level(settings, corrected),
+    )
+
+
+@router.post("/{incident_id}/merge", response_model=IncidentSummary, responses=REFUSED)
+def merge_incident(
+    incident_id: str, payload: MergeRequest, session: SessionDep, settings: SettingsDep, principal: DispatcherPrincipal
+) -> IncidentSummary:
+    """Merge this possible duplicate into the open call it repeats: closed as a "duplicate call" linked to it, both
+    histories saying so; its guidance cancelled."""
+    with refusals_as_statuses():
+        incident = corrections.merge(
+            session, incident_id, principal, payload.reason, payload.expected_state, settings.free_text_limits
+        )
+    session.commit()
+    propagate_close(settings, incident_id)
+    return summary(incident)
+
+
+@router.post(
+    "/{incident_id}/notes",
+    status_code=201,
+    response_model=EventView,
+    responses={404: REFUSED[404], 429: {"description": "too many notes for now (Retry-After)"}},
+)
+def add_note(
+    incident_id: str, payload: NoteRequest, session: SessionDep, settings: SettingsDep, principal: CurrentPrincipal
+) -> EventView:
+    """Add a note to the incident's history (any role; closed incidents too), within the note limits: 422 past the
+    length or the incident's count, 429 with Retry-After past the user's rate."""
+    with refusals_as_statuses():
+        event = actions.add_note(session, incident_id, principal, payload.note, settings.free_text_limits)
     session.commit()
     return _event(event)
 
 
 def summary(incident: Incident) -> IncidentSummary:
-    return IncidentSummary(
-        id=incident.id,
-        source=incident.source,
-        status=incident.status,
-        esi_level=incident.esi_level,
-        model_level=incident.model_level,
-        override_level=incident.override_level,
-        chief_complaint=incident.chief_complaint,
-        guidance_state=incident.guidance_state,
-        accepted_at=_iso(incident.accepted_at),
-        language=incident.language,
-        protocol_card=None if (card := card_brief(incident)) is None else ProtocolCardBrief(**card),
-    )
-
-
-def _guidance(guidance: Guidance) -> GuidanceView:
-    check = None if guidance.check_failures is None else GuidanceCheck.from_stored(guidance.check_failures)
-    return GuidanceView(
-        text=guidance.text,
-        tokens=guidance.tokens,
-        model=guidance.model,
-        prompt_version=guidance.prompt_version,
-        check_passed=guidance.check_passed,
-        check=None if check is None else check.summary(),
-        label=TEST_MODEL_LABEL if is_test_model(guidance.model) else None,
-    )
-
-
-def _timings(incident: Incident, outcome: Outcome | None) -> Timings:
-    return Timings(
-        received_at=_iso(incident.received_at),
-        accepted_at=_iso(incident.accepted_at),
-        classified_at=_iso(incident.classified_at),
-        queued_at=_iso(incident.queued_at),
-        queue_wait_s=outcome.queue_wait_s if outcome else None,
-        ttft_s=outcome.ttft_s if outcome else None,
-        total_s=outcome.total_s if outcome else None,
-        finished_at=_iso(outcome.finished_at) if outcome else None,
-    )
+    return incident_summary(incident)
 
 
 def _event(event: IncidentEvent) -> EventView:
-    return EventView(**{**event_view(event), "at": _iso(event.created_at)})
-
-
-def _iso(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+    return event_of(event)

@@ -93,6 +93,8 @@ def _translation_problems(cards: dict[tuple[str, str], Card], unreadable: set[st
         for name in _SELECTION_FIELDS:
             if getattr(card, name) != getattr(english, name):
                 problems.append(f"{card_id}.{language}.toml: {name}: differs from {card_id}.en.toml")
+        if set(card.only_when) != set(english.only_when):
+            problems.append(f"{card_id}.{language}.toml: only_when: not the situations of {card_id}.en.toml")
     return problems
 
 

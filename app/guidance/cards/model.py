@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from triage_models.rules import rule_ids as known_rule_ids
+from triage_models.transcript import fold_accents
 
 AgeBand = Literal["adult", "child", "infant", "any"]
 Language = Literal["en", "es"]
@@ -74,6 +75,11 @@ class Card(BaseModel):
     reviewed_by: str = ""
     reviewed_on: datetime.date | None = None
     template: TemplateFields | None = None
+    only_when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Situations a combined card covers, each with the words (regular expressions matched at a word's start, case
+    and accents folded) that say the call is one: a question, step or "do not" written `[situation] ...` is read only
+    on a call whose words name that situation (a drowned child is not asked whether the power is off). A call that
+    names none of them gets the whole card."""
 
     @field_validator("reviewed_on", mode="before")
     @classmethod
@@ -100,6 +106,28 @@ class Card(BaseModel):
                 raise ValueError(f"step {number} has {len(step)} characters; at most {MAX_STEP_CHARS} (split it)")
         return steps
 
+    @field_validator("only_when")
+    @classmethod
+    def _situations(cls, only_when: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name, cues in only_when.items():
+            if not re.fullmatch(r"[a-z]+", name) or not cues:
+                raise ValueError(f"situation {name!r}: a lower-case word, with at least one cue")
+            for cue in cues:
+                try:
+                    re.compile(cue)
+                except re.error as error:
+                    raise ValueError(f"situation {name}: cue {cue!r} is not a regular expression: {error}") from None
+        return only_when
+
+    @model_validator(mode="after")
+    def _tags_declared(self) -> Card:
+        used = {tag for item in (*self.key_questions, *self.steps, *self.do_not) if (tag := situation_of(item)[0])}
+        if unknown := sorted(used - set(self.only_when)):
+            raise ValueError(f"only_when: items are marked [{'], ['.join(unknown)}] but no such situation is declared")
+        if unused := sorted(set(self.only_when) - used):
+            raise ValueError(f"only_when: situations {', '.join(unused)} mark no question, step or do-not")
+        return self
+
     @model_validator(mode="after")
     def _consistent(self) -> Card:
         if not self.rule_ids and self.template is None:
@@ -117,9 +145,43 @@ class Card(BaseModel):
         """ "reviewed by <who> on <date>", or that no medical director has reviewed it (the UI must say so)."""
         return f"reviewed by {self.reviewed_by} on {self.reviewed_on}" if self.reviewed_on else NOT_REVIEWED
 
+    def for_call(self, text: str) -> Card:
+        """The card as this call reads it: the items of the situations its words name, the others left out (the
+        whole card when it names none); the `[situation]` marks taken off."""
+        if not self.only_when:
+            return self
+        folded = fold_accents(text).lower()
+        named = {
+            name
+            for name, cues in self.only_when.items()
+            if any(re.search(rf"(?<!\w)(?:{fold_accents(cue).lower()})", folded) for cue in cues)
+        }
+        keep = named or set(self.only_when)
+
+        def kept(items: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(text for tag, text in map(situation_of, items) if tag is None or tag in keep)
+
+        return self.model_copy(
+            update={
+                "key_questions": kept(self.key_questions),
+                "steps": kept(self.steps),
+                "do_not": kept(self.do_not),
+            }
+        )
+
     def read_aloud(self) -> str:
         """The numbered steps, one a line, as the dispatcher reads them."""
         return "\n".join(f"{number}. {step}" for number, step in enumerate(self.steps, start=1))
+
+
+_SITUATION = re.compile(r"^\[([a-z]+)\]\s*")
+
+
+def situation_of(item: str) -> tuple[str | None, str]:
+    """A card item's situation mark and its words: "[electric] Is the power off?" is ("electric", "Is the power
+    off?"); an unmarked item's situation is None."""
+    found = _SITUATION.match(item)
+    return (found.group(1), item[found.end() :]) if found else (None, item)
 
 
 def _problem(file_name: str, location: tuple[int | str, ...], message: str) -> str:

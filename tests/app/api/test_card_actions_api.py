@@ -122,7 +122,9 @@ def test_card_refusals_role_reason_unknown_card_no_card_closed(api: Api, monkeyp
     minor = api.new_incident("Twisted ankle")
     no_card = api.post(minor, "card/steps", body={"step": 1, "done": True})
     assert (no_card.status_code, no_card.json()["detail"]) == (422, "the incident has no protocol card")
-    assert api.post(incident_id, "close", body={"disposition": "transported"}).status_code == 200
+    # An ESI 1 call no unit reached closes only with a reason (the confirmation).
+    close = {"disposition": "transported", "no_unit_reason": "a neighbour drove him in"}
+    assert api.post(incident_id, "close", body=close).status_code == 200
     closed = api.post(incident_id, "card", body={"card_id": "aed", "reason": "AED here"})
     assert (closed.status_code, closed.json()["detail"]) == (409, "the incident is closed")
     assert [event[1] for event in api.events(incident_id)] == ["received", "classified", "close"]

@@ -26,10 +26,12 @@ from app.db.models import IncidentEvent
 from app.db.session import session_scope
 from app.engine_worker.outcomes import Served, record_finished, when_accepted, write_guidance
 from app.guidance.prompt import GUIDANCE_PROMPT_VERSION
-from app.incidents.eido import build_eido, load_eido_source
+from app.incidents.eido import build_eido
 from app.incidents.pipeline import store_message
+from app.incidents.reading import ALL_HISTORY, read_incident
 from app.intake.schemas import IntakeMessage
 from app.settings import Settings
+from app.units.roster import UnitSpec, add_units
 from scheduler.redis_heap import HeapItem
 from tests.app.api.test_incident_actions_api import Api, running_api
 from tests.app.triage_stub import REVIEW_REASON, REVIEW_TEXT, classify_with, fresh_database, plain_result, review_result
@@ -153,7 +155,8 @@ def stored_events(api: Api, incident_id: str) -> list[tuple[int, str, str, str]]
 
 def a_full_incident(api: Api, monkeypatch: pytest.MonkeyPatch) -> str:
     """An incident taken through the whole product: intake, a review-flagged ESI 2 classification, an override to
-    ESI 1, claim, guidance streamed and finished by the engine worker's functions, a note, dispatch and close."""
+    ESI 1, claim, guidance streamed and finished by the engine worker's functions, a note, a unit dispatched, en route
+    and on scene (moved by another dispatcher, as the crew radios in), and close."""
     received_at = dt.datetime(2026, 3, 1, 6, 0, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
     message = IntakeMessage(text=REVIEW_TEXT, caller="Ann <Lee>", location=LOCATION, call_id=CALL_ID)
     incident_id = store(api, message.model_copy(update={"received_at": received_at}))
@@ -167,7 +170,12 @@ def a_full_incident(api: Api, monkeypatch: pytest.MonkeyPatch) -> str:
     assert record_finished(api.url, incident_id, item, served, when_accepted(api.url, incident_id)) == 1
     note = {"note": "caller says <3 min> since collapse"}
     assert api.post(incident_id, "notes", role="call-taker", body=note).status_code == 201
-    assert api.post(incident_id, "dispatch", role="supervisor").status_code == 200
+    with session_scope(api.url) as session:
+        add_units(session, [UnitSpec("M7", "ambulance", "Station 7")], "test")
+    assert api.post(incident_id, "dispatch", body={"units": ["M7"]}).status_code == 200
+    for status in ("en route", "on scene"):
+        moved = api.client.post("/v1/units/M7/status", json={"status": status}, headers=api.tokens["supervisor"])
+        assert moved.status_code == 200
     assert api.post(incident_id, "close", body={"disposition": "transported"}).status_code == 200
     return incident_id
 
@@ -233,7 +241,9 @@ def test_the_history_is_every_audit_event_in_order_with_its_actor_and_time(
         ("override", "dana"),
         ("claim", "dana"),
         ("note", "carl"),
-        ("dispatch", "sue"),
+        ("dispatch", "dana"),
+        ("unit_status", "sue"),
+        ("unit_status", "sue"),
         ("close", "dana"),
     ]
     history = [note for note in document["notesComponent"] if "event" in note["$id"]]
@@ -253,7 +263,9 @@ def test_the_history_is_every_audit_event_in_order_with_its_actor_and_time(
     )
     assert comments[3] == '<p>claim by dana</p><p>status: "new" → "claimed"; claimed_by: null → "dana"</p>'
     assert comments[4] == "<p>note by carl</p><p>Reason: caller says &lt;3 min&gt; since collapse</p>"
-    assert comments[6] == '<p>close by dana</p><p>status: "dispatched" → "closed"; disposition: "transported"</p>'
+    assert comments[5] == '<p>dispatch by dana</p><p>status: "claimed" → "dispatched"; units: ["M7"]</p>'
+    assert comments[7] == '<p>unit_status by sue</p><p>unit_status: "en route" → "on scene"</p>'
+    assert comments[8] == '<p>close by dana</p><p>status: "dispatched" → "closed"; disposition: "transported"</p>'
     assert document["incidentComponent"]["notesReference"] == [
         {"$ref": note["$id"]} for note in document["notesComponent"] if not note["$id"].endswith(f"callernote:{AGENCY}")
     ]
@@ -366,7 +378,7 @@ def test_the_validation_can_fail(tmp_path: Path) -> None:
     upgrade(url)
     with session_scope(url) as session:
         incident_id, _ = store_message(session, "cad", "w-1", IntakeMessage(text="Chest pain, sweating", caller="Al"))
-        source = load_eido_source(session, incident_id)
+        source = read_incident(session, incident_id, ALL_HISTORY)
     assert source is not None
     document = build_eido(source, agency_id="psap.example.org")
     assert_valid(document)

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from app.api.main import create_app
 from app.auth.accounts import add_user, issue_token
 from app.db.migrate import upgrade
-from app.db.models import Incident, IncidentEvent, Outbox
+from app.db.models import Incident, IncidentEvent, Outbox, Unit
 from app.db.session import session_scope
 from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
@@ -31,7 +31,7 @@ ACTIONS = ("claim", "override", "dispatch", "close")
 BODIES: dict[str, dict[str, Any] | None] = {
     "claim": None,
     "override": {"esi_level": 1, "reason": "now unresponsive"},
-    "dispatch": None,
+    "dispatch": {"units": ["M12"]},
     "close": {"disposition": "transported"},
 }
 
@@ -75,6 +75,7 @@ def running_api(url: str, settings: Settings) -> Iterator[Api]:
             user = add_user(session, name, role)
             user_ids[role] = user.id
             tokens[role] = {"authorization": f"Bearer {issue_token(session, user, 'tests')}"}
+        session.add(Unit(name="M12", kind="ambulance", station="Station 3"))  # not audited: counts stay exact
     with TestClient(create_app(settings, reconciler=False, console=False)) as client:
         yield Api(client, url, tokens, user_ids)
 
@@ -124,14 +125,26 @@ def test_override_incident_keeps_its_shape_and_writes_one_event(api: Api) -> Non
 
 def test_dispatch_and_close_incident(api: Api) -> None:
     incident_id = api.new_incident()
-    dispatched = api.post(incident_id, "dispatch", role="supervisor")
+    dispatched = api.post(incident_id, "dispatch", role="supervisor", body=BODIES["dispatch"])
     assert dispatched.status_code == 200 and dispatched.json()["status"] == "dispatched"
-    closed = api.post(incident_id, "close", body={"disposition": "treated on scene"})
+    assert dispatched.json()["dispatched_at"] is not None  # its wait clock stops there
+    held = api.post(incident_id, "close", body={"disposition": "treated on scene"})  # sue holds it now
+    assert (held.status_code, held.json()["detail"]) == (
+        409,
+        "sue holds this call: take it over (with a reason) to act on it",
+    )
+    closed = api.post(incident_id, "close", role="supervisor", body={"disposition": "treated on scene"})
     assert closed.status_code == 200 and closed.json()["status"] == "closed"
     assert api.events(incident_id)[1:] == [
-        ("sue", "dispatch", {"status": "new"}, {"status": "dispatched"}, None),
         (
-            "dana",
+            "sue",
+            "dispatch",
+            {"status": "new", "claimed_by": None},
+            {"status": "dispatched", "units": ["M12"], "claimed_by": api.user_ids["supervisor"]},
+            None,
+        ),
+        (
+            "sue",
             "close",
             {"status": "dispatched", "guidance_state": "pending"},
             {"status": "closed", "disposition": "treated on scene", "guidance_state": "cancelled"},

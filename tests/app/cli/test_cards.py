@@ -58,8 +58,8 @@ def test_show_reads_the_card_in_the_language_asked_or_says_it_falls_back(tmp_pat
 def test_validate_passes_a_good_library_and_lists_every_problem_of_a_broken_one(tmp_path: Path) -> None:
     code, output = invoke("validate", str(SHIPPED_DIR))
     assert code == 0
-    assert output.splitlines()[0] == f"46 card files valid in {SHIPPED_DIR}"
-    assert output.splitlines()[1].startswith("26 cards not reviewed by a medical director: aed, anaphylaxis, ")
+    assert output.splitlines()[0] == f"48 card files valid in {SHIPPED_DIR}"
+    assert output.splitlines()[1].startswith("27 cards not reviewed by a medical director: aed, anaphylaxis, ")
     directory = _library(tmp_path, "stroke.en.toml", "stroke.es.toml")
     (directory / "stroke.en.toml").write_text(
         (directory / "stroke.en.toml").read_text(encoding="utf-8").replace('"B-STROKE-SIGNS"', '"B-STROKE"')

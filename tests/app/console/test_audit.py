@@ -111,3 +111,23 @@ def test_the_export_link_says_how_many_events_and_when_older_ones_were_left_out(
     assert export_link("tok", 5000, 5).endswith(
         "(the newest 5000 events: narrow the search for older ones; one download, within 5 minutes)"
     )
+
+
+def test_the_checker_s_refusal_is_one_line_in_the_table_and_in_full_in_the_csv(session: Session) -> None:
+    from app.db.models import IncidentEvent
+
+    incident_id, _ = store_message(session, "cad", "w-check", IntakeMessage(text=CALL))
+    reason = "checker: missing section: no KEY FACTS: section; contradicts the card: says 'stop pushing'"
+    after = {"check": "refused", "failures": ["missing-section", "contradiction"]}
+    session.add(
+        IncidentEvent(
+            incident_id=incident_id, actor="system:checker", action="guidance_check", after=after, reason=reason
+        )
+    )
+    session.commit()
+    entries = audit_entries(session, audit_events(session, SUPERVISOR, action="guidance_check"))
+    assert [entry.table_row()[-1] for entry in entries] == [
+        "refused: missing section, contradicts the card; read the protocol card"
+    ]
+    [row] = list(csv.DictReader(io.StringIO(audit_csv(entries))))
+    assert row["reason"] == reason

@@ -174,7 +174,7 @@ def test_the_console_works_on_a_small_screen_and_a_narrow_second_monitor_window(
     dana.wait_for_selector("#incident-view .message", timeout=30_000)
     assert "chest tightness" in dana.inner_text("#incident-view")
     dana.screenshot(path=str(IMAGES / f"console-{width}x{height}.png"))  # what the dispatcher sees first
-    # dana holds this call, so its first action is Mark dispatched (no Claim): beside the incident, on screen
+    # dana holds this call, so its first action is Dispatch (no Claim): beside the incident, on screen
     dispatch = dana.locator("#dispatch").bounding_box()
     assert dispatch is not None and dispatch["x"] + dispatch["width"] <= width
     dana.locator("#add-note").scroll_into_view_if_needed()

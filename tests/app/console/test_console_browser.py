@@ -22,6 +22,7 @@ import httpx
 import pytest
 from standardwebhooks.webhooks import Webhook
 
+from tests.app.console.pages import action_data
 from tests.app.stack import ROOT, Stack, start_product
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="installed by `make test`")
@@ -142,26 +143,27 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     assert [int(level) for _, level in levels] == sorted(int(level) for _, level in levels)
     assert levels[0][1] == "1" and levels[-1][0] == ids["minor"]
     # The arrest's row names its protocol card; the minor call has none.
-    assert dana.inner_text(f"#queue tr[data-id='{ids['critical']}'] .card-tag") == "CPR adult"
+    assert dana.inner_text(f"#queue tr[data-id='{ids['critical']}'] .card-tag") == "card: CPR adult"
     assert dana.locator(f"#queue tr[data-id='{ids['minor']}'] .card-tag").count() == 0
     IMAGES.mkdir(parents=True, exist_ok=True)
     dana.screenshot(path=str(IMAGES / "console-queue.png"), full_page=True)
 
-    # Open the least urgent one and watch its guidance arrive.
+    # Open the least urgent one and watch its guidance arrive (the test model's: refused, below).
     dana.click(f"#queue tr[data-id='{ids['minor']}']")
     dana.wait_for_selector("#incident-view .message", timeout=30_000)
     assert "twisted my ankle" in dana.inner_text("#incident-view")
-    wait_for(lambda: dana.input_value("#guidance textarea").strip(), what="guidance text streaming in")
     # The head says when the call arrived and counts its wait up on the page (the server sends no clock).
     first_tick = dana.inner_text("#incident-view .wait-clock")
     wait_for(lambda: dana.inner_text("#incident-view .wait-clock") != first_tick, what="the wait clock to tick")
-    assert "arrived " in dana.inner_text("#incident-view .incident-head")
+    assert "arrived " in dana.inner_text("#incident-view .incident-status")
     # The tiny test model's answer is never real guidance: the checker refuses it, and the view says it is a test
     # model's.
     finished = "Guidance refused by the checker: read the protocol card alone"
     wait_for(lambda: dana.locator("#guidance label span").first.inner_text() == finished, what="guidance finished")
     assert "test model: not real guidance" in dana.inner_text("#incident-view .test-model")
-    assert dana.inner_text("#incident-view .checker-refused").startswith("checker: ")
+    # One line for the floor, and no refused text to read: the checker's reasons are the supervisors'.
+    assert dana.inner_text("#incident-view .checker-refused") == finished
+    assert dana.input_value("#guidance textarea") == ""
     assert dana.input_value("#disposition input") == ""  # no disposition is chosen for the dispatcher
     dana.screenshot(path=str(IMAGES / "console-incident.png"), full_page=True)
 
@@ -197,11 +199,10 @@ def test_the_console_end_to_end_in_chromium(stack: Stack, browser: Any) -> None:
     carl.click(f"#queue tr[data-id='{ids['moderate']}']")
     carl.wait_for_selector("#incident-view .message", timeout=30_000)
     assert not carl.is_visible("#override")
-    refused = gradio_call(stack, carl.context.cookies(), "action_override", [ids["moderate"], 1, "no", None, ""])
+    override = action_data(ids["moderate"], level=1, reason="no")
+    refused = gradio_call(stack, carl.context.cookies(), "action_override", override)
     assert "Refused" in refused and "call-taker may not override" in refused
-    assert "Refused" not in gradio_call(
-        stack, dana.context.cookies(), "action_claim", [ids["moderate"], None, "", None, ""]
-    )
+    assert "Refused" not in gradio_call(stack, dana.context.cookies(), "action_claim", action_data(ids["moderate"]))
 
     # The supervisor's audit view lists the override; the dashboard draws.
     sue = signed_in_page(browser, stack, "sue")
@@ -247,23 +248,20 @@ def test_an_esi_1_incident_reads_its_card_in_english_and_spanish_in_chromium(sta
     rows = {language: f"#queue tr[data-id='{incident_id}']" for language, incident_id in ids.items()}
     wait_for(lambda: all(dana.locator(f"{row} .card-tag").count() for row in rows.values()), what="the cards' rows")
     assert [dana.get_attribute(row, "data-esi") for row in rows.values()] == ["1", "1"]
-    assert [dana.inner_text(f"{row} .card-tag") for row in rows.values()] == ["CPR adult", "CPR adult"]
+    assert [dana.inner_text(f"{row} .card-tag") for row in rows.values()] == ["card: CPR adult", "card: CPR adult"]
     IMAGES.mkdir(parents=True, exist_ok=True)
     dana.locator("#queue").screenshot(path=str(IMAGES / "console-card-queue.png"))
 
-    # The English arrest: the card first, its step box offers step 1 of none done; marking it strikes it through.
+    # The English arrest: the card after the call's facts; a click on a step marks it done and strikes it through.
     dana.click(rows["en"])
     dana.wait_for_selector("#incident-view .protocol-card", timeout=30_000)
     card = dana.locator("#incident-view .protocol-card")
     assert card.get_attribute("lang") == "en"
     assert card.locator("h3").inner_text().startswith("Read to caller: Adult cardiac arrest: hands-only CPR")
-    wait_for(lambda: dana.input_value("#card-step input") == "1", what="the card-step box to offer step 1")
-    assert dana.inner_text("#card-step label") == "Card step (0 of 11 done)"
-    dana.click("#card-step-done")
+    card.locator("li[data-step='1']").click()
     wait_for(lambda: "Step 1 marked done." in dana.inner_text("#action-result"), what="step 1 to be marked done")
-    wait_for(lambda: dana.input_value("#card-step input") == "2", what="the card-step box to offer step 2")
-    assert dana.inner_text("#card-step label") == "Card step (1 of 11 done)"
-    assert card.locator("li.step-done").count() == 1
+    wait_for(lambda: card.locator("li.step-done").count() == 1, what="step 1 struck through")
+    assert card.locator("li[data-step='1']").get_attribute("data-done") == "1"
     dana.screenshot(path=str(IMAGES / "console-card-en.png"), full_page=True)
 
     # The Spanish arrest: the same card in Spanish, to read as written.
@@ -272,7 +270,7 @@ def test_an_esi_1_incident_reads_its_card_in_english_and_spanish_in_chromium(sta
     wait_for(lambda: dana.locator("#incident-view .protocol-card[lang='es']").count() == 1, what="the Spanish card")
     title = dana.inner_text("#incident-view .protocol-card h3")
     assert title.startswith("Read to caller: Paro cardíaco en adulto: RCP solo con las manos")
-    wait_for(lambda: dana.input_value("#card-step input") == "1", what="the Spanish card's step box")
+    assert dana.locator("#incident-view .protocol-card li.step-done").count() == 0
     # Nothing is left said of the English incident's step.
     wait_for(lambda: dana.inner_text("#action-result").strip() == "", what="the last action's result cleared")
     dana.screenshot(path=str(IMAGES / "console-card-es.png"), full_page=True)

@@ -6,6 +6,7 @@ import datetime as dt
 
 from app.console.history import action_choices, action_label, actor_label, claimed_by_ids, describe_change
 from app.console.render import guidance_box_label, render_arrival
+from tests.app.console.details import detail, guidance
 
 DANA_ID = "5f0c2a9e-8d1b-4c3e-9a7f-0b1c2d3e4f50"
 NAMES = {DANA_ID: "dana"}
@@ -51,18 +52,19 @@ def test_actors_and_actions_in_words_and_the_ids_to_look_up() -> None:
 def test_the_incident_head_shows_arrival_and_a_clock_only_while_open() -> None:
     accepted = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=75)
     local = accepted.astimezone().strftime("%H:%M:%S")
-    open_head = render_arrival({"accepted_at": accepted, "status": "claimed", "esi_level": 2})
+    open_head = render_arrival(detail(accepted_at=accepted, status="claimed", esi_level=2))
     assert open_head.startswith(f'<span class="arrival">arrived {local} · waiting <span class="wait-clock wait-late" ')
     assert (
         f'data-target="60" data-since="{accepted.timestamp():.3f}">1:1' in open_head
     )  # 1:15 or 1:16: past ESI 2's 60 s
-    closed = render_arrival({"accepted_at": accepted, "status": "closed", "esi_level": 2})
+    closed = render_arrival(detail(accepted_at=accepted, status="closed", esi_level=2))
     assert closed == f'<span class="arrival">arrived {local}</span>'
 
 
 def test_the_guidance_box_says_what_its_text_is() -> None:
     def label(state: str, template: str = "") -> str:
-        return guidance_box_label({"guidance_state": state, "template": template})
+        part = guidance(f"template:{template}") if template else None
+        return guidance_box_label(detail(guidance_state=state, guidance=part))
 
     assert [label(s) for s in ("pending", "queued", "generating", "done", "failed")] == [
         "Guidance (after triage)",
@@ -73,3 +75,15 @@ def test_the_guidance_box_says_what_its_text_is() -> None:
     ]
     assert label("done", "minor-injury") == "Guidance (template: the queue was overloaded)"
     assert guidance_box_label(None) == "Guidance"
+
+
+def test_the_checker_s_refusal_is_one_short_line_in_the_history_and_the_audit_table() -> None:
+    from app.console.history import event_reason
+
+    failures = {"check": "refused", "failures": ["missing-section", "missing-section", "contradiction"]}
+    reason = "checker: missing section: no KEY FACTS: section; missing section: ...; contradicts the card: ..."
+    assert event_reason("guidance_check", failures, reason) == (
+        "refused: missing section (2 times), contradicts the card; read the protocol card"
+    )
+    assert event_reason("note", {}, "crew at the door") == "crew at the door"
+    assert event_reason("guidance_check", None, reason) == "refused: see the guidance; read the protocol card"

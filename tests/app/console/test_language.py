@@ -76,7 +76,7 @@ def test_the_queue_row_names_a_language_that_is_not_english(session: Session, cl
 
 def test_the_incident_and_the_api_carry_the_language(session: Session, classified: dict[str, str]) -> None:
     view, _, _ = render_incident(incident_detail(session, classified["vi"]))
-    assert "VI · interpreter</span> <b>" in view
+    assert 'VI · interpreter</span> <span class="head-complaint">' in view
     incident = session.get(Incident, classified["vi"])
     assert incident is not None
     assert summary(incident).language == "vi"

@@ -16,6 +16,7 @@ from app.api.main import create_app
 from app.auth.accounts import Principal, add_user
 from app.console import service
 from app.console.history import describe_change
+from app.console.incident_forms import FORM_FIELDS
 from app.console.render import render_history, render_incident, render_queue
 from app.db.migrate import upgrade
 from app.db.models import Incident, Role
@@ -71,7 +72,7 @@ def test_the_queue_row_names_the_card_beside_the_complaint(
     page = render_queue(rows)
     assert (
         '<td class="complaint">He collapsed and is not breathing <span class="card-tag" '
-        'title="protocol card: read it to the caller">CPR adult</span></td>'
+        'title="protocol card: read it to the caller">card: CPR adult</span></td>'
     ) in row_html(page, arrest)
     assert "card-tag" not in row_html(page, ankle)
 
@@ -111,10 +112,10 @@ def test_switching_the_card_reads_as_before_and_after_and_a_call_taker_may_not(
     service.switch_card(session, DISPATCHER, incident_id, "aed", "an AED is on the wall")
     session.commit()
     detail = service.incident_detail(session, incident_id)
-    assert detail is not None and detail["card"]["id"] == "aed"
-    event = detail["events"][-1]
-    assert describe_change(event["before"], event["after"], {}) == "protocol card: cpr-adult → aed"
-    history = render_history(detail["events"], {})
+    assert detail is not None and detail.protocol_card is not None and detail.protocol_card.id == "aed"
+    event = detail.events[-1]
+    assert describe_change(event.before, event.after, {}) == "protocol card: cpr-adult → aed"
+    history = render_history(detail.events, {})
     assert "protocol card switched" in history and "an AED is on the wall" in history
 
 
@@ -126,6 +127,14 @@ def test_a_minor_call_shows_no_card(session: Session, url: str, monkeypatch: pyt
 
 SAME_ORIGIN = {"Origin": "http://testserver"}
 """The console's own origin, as a browser sends it on every POST (the cross-origin check refuses others)."""
+
+
+def card_switch(incident_id: str, card_id: str, reason: str) -> list[object]:
+    """An incident action's inputs (`app.console.incident_forms.FORM_FIELDS`) for a card switch."""
+    dropdowns = ("level", "units", "disposition", "card_choice")
+    form: dict[str, object] = {name: None if name in dropdowns else "" for name in FORM_FIELDS}
+    form.update(card_choice=card_id, card_reason=reason)
+    return [incident_id, "", *form.values()]
 
 
 def gradio_action(client: TestClient, api_name: str, data: list[object]) -> str:
@@ -149,15 +158,16 @@ def test_a_dispatcher_marks_a_step_and_switches_the_card_from_the_console(
             "/login", data={"username": "dana", "password": "dispatch-pass"}, follow_redirects=False
         )
         assert signed_in.status_code == 303
-        assert gradio_action(client, "action_step_done", [incident_id, 2, None, ""]) == "Step 2 marked done."
-        refused = gradio_action(client, "action_card_switch", [incident_id, None, "aed", " "])
+        # A click on step 2 in the page sends "step:2:1" with the state the incident was shown in.
+        assert gradio_action(client, "page_action", [incident_id, "", "step:2:1"]) == "Step 2 marked done."
+        refused = gradio_action(client, "action_card_switch", card_switch(incident_id, "aed", " "))
         assert refused == "**Refused:** switching the card needs a reason"
-        switched = gradio_action(client, "action_card_switch", [incident_id, None, "aed", "AED on the wall"])
+        switched = gradio_action(client, "action_card_switch", card_switch(incident_id, "aed", "AED on the wall"))
         assert switched == "Card switched to aed."
     with session_scope(url) as session:
         incident = session.get(Incident, incident_id)
         assert incident is not None and (incident.card_id, incident.card_steps_done) == ("aed", [])
         detail = service.incident_detail(session, incident_id)
         assert detail is not None
-        actions = [event["action"] for event in detail["events"]]
+        actions = [event.action for event in detail.events]
         assert actions == ["received", "classified", "card_step", "card_switch"]

@@ -95,8 +95,13 @@ def test_the_banner_is_sent_when_guidance_goes_down_and_queued_rows_say_so(url: 
     after = read_view(url, engine, now_s=NOW.timestamp())  # type: ignore[arg-type]
     patch = queue_patch(before, after)
     assert patch is not None and patch["banner"].startswith('<div class="engine-banner down"')
-    down_cell = '<td class="engine-unavailable" title="engine down: model m cannot be downloaded">engine down</td>'
+    down_cell = (
+        '<td class="engine-unavailable" title="guidance unavailable: read the protocol card">guidance unavailable</td>'
+    )
     assert all(down_cell in row for row in patch["rows"].values()) and len(patch["rows"]) == 2
+    assert "model m" not in patch["banner"]  # the cause is for supervisors
+    supervisors = queue_patch(before, after, supervisor=True)
+    assert supervisors is not None and "Cause: model m cannot be downloaded." in supervisors["banner"]
 
 
 def test_one_read_serves_every_console_within_a_tick(url: str) -> None:

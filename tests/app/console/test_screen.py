@@ -25,9 +25,12 @@ from app.db.migrate import upgrade
 from app.db.models import Guidance, Incident, Role
 from app.db.session import session_factory, session_scope
 from app.incidents.pipeline import store_message
+from app.incidents.read_model import ProtocolCardView
 from app.intake.schemas import IntakeMessage
 from app.status.engine import EngineStatus
 from tests.app.api.test_card_actions_api import ARREST_TEXT, arrest_result
+from tests.app.console.details import card as cpr_card
+from tests.app.console.details import detail, guidance, link
 from tests.app.console.pages import row_html
 from tests.app.triage_stub import classify_with, plain_result
 
@@ -104,23 +107,34 @@ def test_a_closed_incident_says_so_with_its_disposition(
 def test_the_guidance_state_is_in_words() -> None:
     down = EngineStatus(False, "unavailable", "model m not found; trying again (attempt 2)", 1)
     starting = EngineStatus(False, "loading", "loading model m", 1)
-    queued = {"template": "", "guidance_state": "queued"}
+    queued = detail(guidance_state="queued")
+    # A dispatcher reads what to do; a supervisor also why.
     assert guidance_label(queued, down) == (
+        '<span class="guidance-state engine-unavailable">guidance unavailable: read the protocol card</span>'
+    )
+    assert guidance_label(queued, down, supervisor=True) == (
         '<span class="guidance-state engine-unavailable">engine down: model m not found; trying again (attempt 2)'
         "</span>"
     )
     assert guidance_label(queued, starting) == (
+        '<span class="guidance-state engine-unavailable">guidance starting: read the protocol card</span>'
+    )
+    assert guidance_label(queued, starting, supervisor=True) == (
         '<span class="guidance-state engine-unavailable">engine starting: loading model m</span>'
     )
-    done = {"template": "", "guidance_state": "done", "test_model": True}
+    done = detail(guidance_state="done", guidance=guidance("builtin:tiny-llama", label="test model: not real guidance"))
     assert guidance_label(done, EngineStatus(True, "serving", engines=1)) == (
         '<span class="guidance-state">done (test model)</span>'
     )
     assert guidance_cell("done", "", None, test_model=True) == '<td class="engine-test">done (test model)</td>'
     assert guidance_cell("generating", "", down) == '<td class="engine-generating">generating</td>'
-    assert render_engine_banner(EngineStatus(True, "serving", engines=1, test_model=True)).startswith(
-        '<div class="engine-banner loading" role="status"><b>Guidance comes from a test model:</b> test model: not '
-        "real guidance."
+    test_model = EngineStatus(True, "serving", engines=1, test_model=True)
+    assert render_engine_banner(test_model) == (
+        '<div class="engine-banner loading" role="status"><b>Guidance comes from a test model:</b> it is not real '
+        "guidance. Read the protocol card to the caller.</div>"
+    )  # said once ("test model: test model" no more), the setting for supervisors only
+    assert render_engine_banner(test_model, supervisor=True).endswith(
+        "Read the protocol card to the caller. Set a real model (TRIAGE_MODEL) for guidance.</div>"
     )
     assert render_engine_banner(EngineStatus(True, "serving", engines=1)) == ""
 
@@ -171,14 +185,19 @@ def test_a_typed_call_s_place_is_counted_as_the_queue_orders(
 def test_the_actions_offered_follow_the_incident_s_state_and_the_user_s_role() -> None:
     from app.console.ui import action_visibility
 
-    def shown(status: str, claimer: str = "", card: object = None, who: Principal = DISPATCHER) -> list[object]:
-        detail = {"status": status, "claimer": claimer, "card": card}
-        return [update.get("visible") for update in action_visibility(detail, who)]
+    def shown(
+        status: str, claimer: str = "", card: ProtocolCardView | None = None, who: Principal = DISPATCHER
+    ) -> list[object]:
+        incident = detail(status=status, claimed_by=claimer or None, protocol_card=card)
+        return [update.get("visible") for update in action_visibility(incident, who)]
 
-    # (dispatch group, Claim, Mark dispatched, card steps)
-    assert shown("new") == [True, True, True, False]
-    assert shown("claimed", "dana", card={"id": "cpr-adult"}) == [True, False, True, True]
-    assert shown("claimed", "sue") == [True, True, True, False]  # someone else's: dana may take it over
-    assert shown("dispatched", "dana") == [True, False, False, False]
-    assert shown("closed", "dana") == [False, False, True, False]  # the group is hidden: notes only
+    # (dispatch group, Claim, Take over, its reason, Dispatch, units, close confirmation, Merge, its reason)
+    assert shown("new") == [True, True, False, False, True, True, False, False, False]
+    assert shown("claimed", "dana", card=cpr_card()) == [True, False, False, False, True, True, False, False, False]
+    # Someone else's: Take over (with a reason) and nothing else until then.
+    assert shown("claimed", "sue") == [True, False, True, True, False, False, False, False, False]
+    assert shown("dispatched", "dana") == [True, False, False, False, True, True, False, False, False]  # more units
+    assert shown("closed", "dana") == [False] * 9  # notes only
     assert shown("new", who=Principal("carl", Role.CALL_TAKER))[0] is False
+    urgent = detail(status="claimed", claimed_by="dana", esi_level=1, possible_duplicate_of=link())
+    assert [update.get("visible") for update in action_visibility(urgent, DISPATCHER)][6:] == [True, True, True]

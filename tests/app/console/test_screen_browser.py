@@ -232,14 +232,14 @@ def test_the_queue_shows_clocks_against_each_level_s_deadline_and_an_alert_that_
         "chief complaint",
         "location",
         "source",
-        "status",
+        "status · units",
         "claimed by",
         "guidance",
     ]
     assert cells(page, calls["chest"])["chief complaint"] == CHEST_COMPLAINT
     arrest = cells(page, calls["arrest"])
     assert (arrest["chief complaint"], arrest["location"], arrest["source"]) == (
-        "He collapsed and is not breathing CPR adult",
+        "He collapsed and is not breathing card: CPR adult",
         "12 Main St",
         "cad",
     )
@@ -266,6 +266,15 @@ def test_the_queue_shows_clocks_against_each_level_s_deadline_and_an_alert_that_
     assert all((clock >= "2:15") == (cls == "wait-warn") for clock, cls in seen), seen
     assert wait_colour(page, calls["sprain"]) == ("wait-warn", AMBER)
 
+    # The unclaimed urgent calls already waiting when dana signed in were alerted at once; a click opens the first.
+    assert page.inner_text("#urgent-banner") == (
+        "NEW: ESI 1 · CPR adult · 12 Main St | ESI 2 · …sweating a lot and now says he has… · 4 Elm Road"
+        " - click to open"
+    )
+    page.click("#urgent-banner")
+    wait_for(lambda: "collapsed" in page.inner_text("#incident-view"), what="the first alerted call to open")
+    page.get_by_role("tab", name="Queue").click()
+
     # A new ESI 1 call: the alert names it and a click opens it.
     fresh = site.store(f"Second call: {ARREST_TEXT}", "14 Oak Lane")
     wait_for(lambda: page.is_visible("#urgent-banner"), what="the urgent alert")
@@ -279,13 +288,13 @@ def test_the_queue_shows_clocks_against_each_level_s_deadline_and_an_alert_that_
 
 
 def test_an_incident_says_one_level_offers_what_its_state_allows_and_acts_once(site: Site, browser: Any) -> None:
-    incident_id = site.store(CHEST_CALL, "4 Elm Road", waited_s=20)
+    incident_id = site.store(CHEST_CALL, "6 Elm Road", waited_s=20)  # not at the first one's address: no duplicate
     page = signed_in(browser, site)
     page.click(row(page, incident_id), timeout=30_000)
     page.wait_for_selector("#incident-view .triage", timeout=30_000)
     assert page.inner_text("#incident-view .incident-head .esi") == "ESI 2"
     assert page.inner_text("#incident-view .triage").startswith("classifier ESI 2 · final ESI 2 · decision point C")
-    # Claim and Mark dispatched are the primary actions; Override ESI is not the loudest.
+    # Claim and Dispatch are the primary actions; Override ESI is not the loudest.
     variants = {button: page.get_attribute(button, "class").split() for button in ("#claim", "#dispatch", "#override")}
     assert ["primary" in classes for classes in variants.values()] == [True, True, False]
     assert "secondary" in variants["#override"]
@@ -351,20 +360,23 @@ def test_the_guidance_state_is_in_words_on_every_tab_and_a_typed_call_is_confirm
 
     site.heartbeat(ok=True, state="serving", detail="", model="builtin:tiny-llama")
     wait_for(lambda: page.is_visible("#engine-banner .engine-banner"), what="the test-model banner")
-    assert page.inner_text("#engine-banner").startswith("Guidance comes from a test model: test model: not real")
+    assert page.inner_text("#engine-banner") == (
+        "Guidance comes from a test model: it is not real guidance. Read the protocol card to the caller."
+    )
 
     reason = "model m is not on this machine; trying again (attempt 3)"
     site.heartbeat(ok=False, state="unavailable", detail=reason, model="m")
     wait_for(lambda: "Guidance is down" in page.inner_text("#engine-banner"), what="the down banner on this tab")
     # The queued row changed (its guidance cell): the page reloads the open incident by itself.
     wait_for(
-        lambda: page.inner_text("#incident-view .guidance-state") == f"engine down: {reason}",
-        what="the incident's guidance state in words",
+        lambda: page.inner_text("#incident-view .guidance-state") == "guidance unavailable: read the protocol card",
+        what="the incident's guidance state in words a dispatcher acts on",
     )
     page.get_by_role("tab", name="Queue").click()
-    assert page.inner_text(f"{row(page, queued)} td:last-child") == "engine down"
+    assert page.inner_text(f"{row(page, queued)} td:last-child") == "guidance unavailable"
     page.get_by_role("tab", name="New message").click()
-    assert page.inner_text("#engine-banner").startswith(f"Guidance is down: {reason}.")
+    assert page.inner_text("#engine-banner").startswith("Guidance is down: read the protocol card to the caller.")
+    assert reason not in page.inner_text("#engine-banner")  # setup detail: the supervisors' banner
 
     # A typed call: accepted with the level triage gave it and its place among the open calls.
     with session_scope(site.url) as session:

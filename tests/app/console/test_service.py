@@ -20,16 +20,17 @@ from app.console.service import (
     audit_events,
     claim,
     close,
-    mark_dispatched,
+    dispatch,
     new_message,
     open_queue,
     override_checked,
 )
 from app.db.migrate import upgrade
-from app.db.models import Incident, IncidentEvent, Outbox, Role, User
+from app.db.models import Incident, IncidentEvent, Outbox, Role, Unit, User
 from app.db.session import session_factory
 from app.incidents.overrides import record_override
 from app.intake.cleaning import EMPTY_TEXT_REASON
+from tests.app.console.details import detail, guidance
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
 CALL_TAKER = Principal("carl", Role.CALL_TAKER)
@@ -44,6 +45,7 @@ def session(tmp_path: Path) -> Iterator[Session]:
     with session_factory(url)() as db:
         for principal in (DISPATCHER, CALL_TAKER, SUPERVISOR):
             db.add(User(name=principal.name, role=principal.role.value))
+        db.add(Unit(name="M12", kind="ambulance", station="Station 3", status_at=NOW))
         for index, (level, seconds_ago) in enumerate([(3, 100), (1, 20), (None, 5), (1, 70), (5, 200)]):
             db.add(
                 Incident(
@@ -99,7 +101,7 @@ def test_a_call_taker_may_add_notes_but_not_claim_override_dispatch_or_close(ses
     for action in (
         lambda: claim(session, CALL_TAKER, "i0"),
         lambda: override_checked(session, CALL_TAKER, "i0", 1, "worse"),
-        lambda: mark_dispatched(session, CALL_TAKER, "i0"),
+        lambda: dispatch(session, CALL_TAKER, "i0", ["M12"]),
         lambda: close(session, CALL_TAKER, "i0", "transported"),
         lambda: audit_events(session, CALL_TAKER),
         lambda: audit_events(session, DISPATCHER),
@@ -114,8 +116,10 @@ def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) 
     claim(session, DISPATCHER, "i0")
     incident = override_checked(session, DISPATCHER, "i0", 1, "now unresponsive")
     record_override(session, incident, 1, "now unresponsive", DISPATCHER.name)
-    mark_dispatched(session, DISPATCHER, "i0")
-    close(session, DISPATCHER, "i0", "transported")
+    dispatch(session, DISPATCHER, "i0", ["M12"])
+    with pytest.raises(ActionError, match="ESI 1 and no unit reached the scene: confirm closing it without one"):
+        close(session, DISPATCHER, "i0", "transported")
+    close(session, DISPATCHER, "i0", "transported", no_unit_reason="crew took the patient in before reporting")
     session.commit()
     events = session.scalars(
         select(IncidentEvent).where(IncidentEvent.incident_id == "i0").order_by(IncidentEvent.id)
@@ -128,7 +132,14 @@ def test_dispatcher_actions_are_audited_with_before_and_after(session: Session) 
     ]
     assert events[1].before == {"esi_level": 3, "override_level": None}
     assert events[1].after == {"esi_level": 1, "override_level": 1} and events[1].reason == "now unresponsive"
-    assert events[3].after == {"status": "closed", "disposition": "transported", "guidance_state": "cancelled"}
+    assert events[2].after == {"status": "dispatched", "units": ["M12"]}
+    assert events[3].after == {
+        "status": "closed",
+        "disposition": "transported",
+        "no_unit_on_scene": True,
+        "guidance_state": "cancelled",
+    }
+    assert events[3].reason == "crew took the patient in before reporting"
     assert "i0" not in [row.incident_id for row in open_queue(session, NOW)]
     with pytest.raises(ActionError, match="already closed"):
         close(session, DISPATCHER, "i0", "transported")
@@ -196,14 +207,14 @@ def test_a_template_guidance_is_marked_in_the_queue_and_the_incident_head() -> N
         cell.startswith('<td class="engine-template" title="template guidance (minor-injury)') and ">template<" in cell
     )
     assert guidance_cell("done", "") == '<td class="engine-done">done</td>'
-    head = guidance_label({"template": "pain", "guidance_version": "templates-2026.11.1", "guidance_state": "done"})
+    template = guidance("template:pain", "templates-2026.11.1")
+    head = guidance_label(detail(guidance=template, guidance_state="done"))
     assert head == '<span class="template-mark">template (pain, templates-2026.11.1): queue overloaded</span>'
-    assert guidance_label({"template": "", "guidance_state": "generating"}) == (
-        '<span class="guidance-state">generating</span>'
-    )
+    assert guidance_label(detail(guidance_state="generating")) == ('<span class="guidance-state">generating</span>')
 
 
 def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavailable(session: Session) -> None:
+    from app.console.render import render_engine_banner
     from app.status.engine import EngineStatus
 
     session.get(Incident, "i3").guidance_state = "queued"  # type: ignore[union-attr]
@@ -212,19 +223,53 @@ def test_while_guidance_is_down_the_queue_says_why_and_waiting_calls_say_unavail
     rows = open_queue(session, NOW)
     down = EngineStatus(False, "unavailable", "model m is not on this machine & cannot be downloaded", 1)
     page = render_queue(rows, engine=down)
+    # The floor reads what to do; the cause is the supervisors' (`render_engine_banner(..., supervisor=True)`).
     assert page.startswith(
-        '<div class="engine-banner down" role="alert"><b>Guidance is down:</b> model m is not on this machine '
-        "&amp; cannot be downloaded. Triage and the queue keep working; calls wait for guidance until an engine serves."
-        "</div>"
+        '<div class="engine-banner down" role="alert"><b>Guidance is down:</b> read the protocol card to the caller. '
+        "Triage, the queue and the cards keep working; calls get guidance once an engine serves. A supervisor sees "
+        "the cause.</div>"
+    )
+    assert "model m" not in page
+    assert render_engine_banner(down, supervisor=True).endswith(
+        " Cause: model m is not on this machine &amp; cannot be downloaded.</div>"
     )
     down_cell = (
-        '<td class="engine-unavailable" title="engine down: model m is not on this machine &amp; cannot be '
-        'downloaded">engine down</td>'
+        '<td class="engine-unavailable" title="guidance unavailable: read the protocol card">guidance unavailable</td>'
     )
-    assert page.count(down_cell) == 1 and page.count(">engine down<") == 1  # i3 (queued); i0 is generating, i2 pending
+    assert page.count(down_cell) == 1  # i3 (queued); i0 is generating, i2 pending
     loading = render_queue(rows, engine=EngineStatus(False, "loading", "loading model m", 1))
-    assert loading.startswith('<div class="engine-banner loading" role="status"><b>Guidance is starting:</b> loading')
-    assert '<td class="engine-loading" title="engine starting: loading model m">engine starting</td>' in loading
+    assert loading.startswith(
+        '<div class="engine-banner loading" role="status"><b>Guidance is starting</b>: read the protocol card'
+    )
+    assert (
+        '<td class="engine-loading" title="guidance starting: read the protocol card">guidance starting</td>'
+    ) in loading
     for serving in (EngineStatus(True, "serving", engines=2), None):
         assert render_queue(rows, engine=serving) == render_queue(rows)
         assert "engine-banner" not in render_queue(rows, engine=serving)
+
+
+def test_the_queue_puts_unclaimed_calls_first_and_stops_a_dispatched_call_s_clock(session: Session) -> None:
+    claim(session, DISPATCHER, "i3")  # ESI 1, the longest waiting: claimed
+    dispatch(session, DISPATCHER, "i1", ["M12"])  # ESI 1: dispatched (and claimed)
+    incident = session.get(Incident, "i1")
+    assert incident is not None
+    incident.dispatched_at = NOW - dt.timedelta(seconds=5)  # 15 s after its arrival
+    session.commit()
+    rows = open_queue(session, NOW)
+    assert [(row.incident_id, row.status) for row in rows] == [
+        ("i0", "new"),  # ESI 3
+        ("i4", "new"),  # ESI 5
+        ("i2", "new"),  # unclassified
+        ("i3", "claimed"),  # ESI 1, but someone holds it
+        ("i1", "dispatched"),
+    ]
+    dispatched = rows[-1]
+    assert (dispatched.waited_s, [(unit.name, unit.status) for unit in dispatched.units]) == (
+        15.0,
+        [("M12", "dispatched")],
+    )
+    page = render_queue(rows)
+    assert '<td class="wait-stopped" title="dispatched 0:15 after arrival (target 1:00)">0:15</td>' in page
+    assert '<span class="unit-chip unit-dispatched">M12 dispatched <span class="unit-clock" data-since="' in page
+    assert 'data-urgent=""' in page  # the ESI 1 calls are held: no alert for them

@@ -32,6 +32,8 @@ def test_upgrade_matches_the_models_and_downgrade_removes_everything(tmp_path: P
         "outbox",
         "outcomes",
         "source_secrets",
+        "unit_assignments",
+        "units",
         "users",
     }
     unique = {c["name"] for c in inspect(engine).get_unique_constraints("incidents")}

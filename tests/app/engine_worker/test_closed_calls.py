@@ -35,7 +35,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def close(settings: Settings, disposition: str) -> None:
     """Close `call-1` as the API does: the action, the commit, then `propagate_close`."""
     with session_scope(settings.database_url) as session:
-        actions.close(session, "call-1", DISPATCHER, disposition)
+        actions.close(session, "call-1", DISPATCHER, disposition, no_unit_reason="closed before any unit was sent")
     propagate_close(settings, "call-1")
 
 
@@ -89,7 +89,7 @@ def test_a_call_closed_while_the_engine_is_down_is_never_served_once_it_is_up(
 def test_the_reconciler_takes_out_a_call_closed_where_nothing_propagated_it(tmp_path: Path, redis_url: str) -> None:
     settings, heap = one_queued_call(tmp_path, redis_url, "closed-console")
     with session_scope(settings.database_url) as session:  # the console's close: the action and the commit only
-        actions.close(session, "call-1", DISPATCHER, "transported")
+        actions.close(session, "call-1", DISPATCHER, "transported", no_unit_reason="no unit was sent")
     assert "call-1" in heap
     assert drop_closed(settings, heap) == ["call-1"]
     assert "call-1" not in heap and drop_closed(settings, heap) == []

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.api.main import create_app
-from app.console.render import guidance_box_label, render_incident
+from app.console.render import Viewer, guidance_box_label, render_incident
 from app.console.service import incident_detail
 from app.db.migrate import upgrade
 from app.db.models import Guidance, IncidentEvent
@@ -155,9 +155,16 @@ def test_the_prompt_carries_the_card_and_a_contradicting_answer_is_refused_with_
     )
     assert body["guidance"]["label"] == body["outcome"]["label"] == "test model: not real guidance"
     assert body["protocol_card"]["id"] == "cpr-adult"  # the card stands alone
-    view, _, history = render_incident(detail)
-    assert f'<p class="checker-refused" role="alert">{html.escape(reason)}</p>' in view
+    # The floor reads one line and no refused text; a supervisor reads the checker's reasons and the text.
+    view, text, history = render_incident(detail)
+    assert (
+        '<p class="checker-refused" role="alert">Guidance refused by the checker: read the protocol card alone</p>'
+    ) in view
+    assert text == "" and reason not in view
     assert '<p class="test-model" role="note">test model: not real guidance</p>' in view
+    supervisor_view, supervisor_text, _ = render_incident(detail, viewer=Viewer(can_act=True, supervisor=True))
+    assert f'<p class="checker-refused" role="alert">{html.escape(reason)}</p>' in supervisor_view
+    assert detail is not None and detail.guidance is not None and supervisor_text == detail.guidance.text != ""
     assert guidance_box_label(detail) == "Guidance refused by the checker: read the protocol card alone"
     assert "guidance refused by the checker" in history and "guidance checker" in history
 

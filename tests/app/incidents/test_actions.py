@@ -19,9 +19,11 @@ from app.db.migrate import upgrade
 from app.db.models import Incident, IncidentEvent, Role, User
 from app.db.session import session_factory, session_scope
 from app.incidents import actions as actions
+from app.incidents.ownership import state_token
 from app.incidents.pipeline import store_message
 from app.intake.schemas import IntakeMessage
 from app.settings import Settings
+from app.units.roster import UnitSpec, add_units
 
 DISPATCHER = Principal("dana", Role.DISPATCHER)
 CALL_TAKER = Principal("carl", Role.CALL_TAKER)
@@ -35,6 +37,7 @@ def url(tmp_path: Path) -> str:
     with session_scope(url) as session:
         for principal in (DISPATCHER, CALL_TAKER, SUPERVISOR):
             add_user(session, principal.name, principal.role)
+        add_units(session, [UnitSpec("M1", "ambulance", "Station 1"), UnitSpec("E2", "engine", "Station 2")], "test")
     return url
 
 
@@ -66,23 +69,39 @@ def test_the_api_and_the_console_write_the_same_audit_events(url: str, session: 
         assert user is not None
         auth = {"authorization": f"Bearer {issue_token(db, user)}"}
     with TestClient(create_app(Settings(database_url=url), reconciler=False, console=False)) as client:
-        for action, body in (
-            ("claim", None),
-            ("override", {"esi_level": 1, "reason": " now unresponsive "}),
-            ("notes", {"note": " crew asked for the gate code "}),
-            ("dispatch", None),
-            ("close", {"disposition": "transported"}),
+        for path, body in (
+            (f"incidents/{through_api}/claim", None),
+            (f"incidents/{through_api}/override", {"esi_level": 1, "reason": " now unresponsive "}),
+            (f"incidents/{through_api}/notes", {"note": " crew asked for the gate code "}),
+            (f"incidents/{through_api}/dispatch", {"units": ["M1"]}),
+            ("units/M1/status", {"status": "en route"}),
+            ("units/M1/status", {"status": "on scene", "expected_status": "en route"}),
+            (f"incidents/{through_api}/close", {"disposition": "transported"}),
+            ("units/M1/status", {"status": "back in service"}),
         ):
-            response = client.post(f"/v1/incidents/{through_api}/{action}", json=body, headers=auth)
-            assert response.status_code == (201 if action == "notes" else 200), action
+            response = client.post(f"/v1/{path}", json=body, headers=auth)
+            assert response.status_code == (201 if path.endswith("notes") else 200), (path, response.text)
     service.claim(session, DISPATCHER, through_console)
     service.override(session, DISPATCHER, through_console, 1, " now unresponsive ")
     service.add_note(session, DISPATCHER, through_console, " crew asked for the gate code ")
-    service.mark_dispatched(session, DISPATCHER, through_console)
+    service.dispatch(session, DISPATCHER, through_console, ["M1"])
+    service.set_unit_status(session, DISPATCHER, "M1", "en route")
+    service.set_unit_status(session, DISPATCHER, "M1", "on scene", "en route")
     service.close(session, DISPATCHER, through_console, "transported")
+    service.set_unit_status(session, DISPATCHER, "M1", "back in service")
     session.commit()
     api_events, console_events = history(url, through_api), history(url, through_console)
-    assert [event[1] for event in api_events] == ["received", "claim", "override", "note", "dispatch", "close"]
+    assert [event[1] for event in api_events] == [
+        "received",
+        "claim",
+        "override",
+        "note",
+        "dispatch",
+        "unit_status",
+        "unit_status",
+        "close",
+        "unit_status",
+    ]
     assert api_events[1:] == console_events[1:]  # after "received", which names each one's webhook id
     assert api_events[2][2:] == (
         {"esi_level": 3, "override_level": None},
@@ -100,7 +119,7 @@ def test_the_console_refuses_a_closed_incident_as_before(url: str, session: Sess
         "claim": lambda: service.claim(session, DISPATCHER, incident_id),
         "override check": lambda: service.override_checked(session, DISPATCHER, incident_id, 2, "worse"),
         "override": lambda: service.override(session, DISPATCHER, incident_id, 2, "worse"),
-        "dispatch": lambda: service.mark_dispatched(session, DISPATCHER, incident_id),
+        "dispatch": lambda: service.dispatch(session, DISPATCHER, incident_id, ["M1"]),
     }
     for name, refused in refusals.items():
         with pytest.raises(service.ActionError, match=r"^the incident is closed$") as caught:
@@ -120,7 +139,7 @@ def test_the_console_words_an_unknown_incident_as_before(session: Session) -> No
         with pytest.raises(service.ActionError, match=r"^choose an incident first$"):
             service.add_note(session, DISPATCHER, incident_id, "hello")
     with pytest.raises(actions.IncidentNotFoundError, match=r"^no such incident$"):
-        actions.dispatch(session, "no-such-incident", DISPATCHER)
+        actions.dispatch(session, "no-such-incident", DISPATCHER, ["M1"])
 
 
 @pytest.mark.parametrize("esi_level", [2.0, True, False, 0, 6, "2", None])
@@ -147,7 +166,7 @@ def test_roles_are_checked_by_the_actions(url: str, session: Session) -> None:
     refusals: tuple[Callable[[], object], ...] = (
         lambda: actions.claim(session, incident_id, CALL_TAKER),
         lambda: actions.override(session, incident_id, CALL_TAKER, 1, "worse"),
-        lambda: actions.dispatch(session, incident_id, CALL_TAKER),
+        lambda: actions.dispatch(session, incident_id, CALL_TAKER, ["M1"]),
         lambda: actions.close(session, incident_id, CALL_TAKER, "transported"),
     )
     for refused in refusals:
@@ -162,21 +181,56 @@ def test_roles_are_checked_by_the_actions(url: str, session: Session) -> None:
     assert [event[:2] for event in history(url, incident_id)] == [("system:intake:cad", "received"), ("carl", "note")]
 
 
-def test_claiming_or_dispatching_twice_writes_no_second_empty_event(url: str, session: Session) -> None:
+def test_claiming_twice_writes_one_event_and_another_user_must_take_over(url: str, session: Session) -> None:
     incident_id = new_incident(url, "w-twice")
     for _ in range(2):
         service.claim(session, DISPATCHER, incident_id)
         session.commit()
-    for _ in range(2):
-        service.mark_dispatched(session, DISPATCHER, incident_id)
-        session.commit()
-    service.claim(session, SUPERVISOR, incident_id)  # another user taking it over is a change: recorded
+    service.dispatch(session, DISPATCHER, incident_id, ["M1"])
+    session.commit()
+    with pytest.raises(actions.IncidentHeldError, match=r"^dana holds this call: take it over with a reason"):
+        service.claim(session, SUPERVISOR, incident_id)
+    with pytest.raises(actions.IncidentHeldError, match=r"^dana holds this call: take it over \(with a reason\)"):
+        service.dispatch(session, SUPERVISOR, incident_id, ["E2"])
+    with pytest.raises(actions.InvalidActionError, match="a take-over needs a reason"):
+        service.claim(session, SUPERVISOR, incident_id, take_over_reason="  ")
+    service.claim(session, SUPERVISOR, incident_id, take_over_reason="dana is on the cardiac arrest line")
     session.commit()
     events = history(url, incident_id)
     assert [(actor, action) for actor, action, *_ in events] == [
         ("system:intake:cad", "received"),
         ("dana", "claim"),
         ("dana", "dispatch"),
+        ("sue", "take_over"),
+    ]
+    with session_scope(url) as db:
+        ids = dict(db.execute(select(User.name, User.id)).all())
+    assert events[3][2:] == (
+        {"claimed_by": ids["dana"]},
+        {"claimed_by": ids["sue"]},
+        "dana is on the cardiac arrest line",
+    )
+    service.dispatch(session, SUPERVISOR, incident_id, ["E2"])  # now sue's to act on
+    session.commit()
+
+
+def test_an_action_offered_in_another_state_is_refused_and_changes_nothing(url: str, session: Session) -> None:
+    incident_id = new_incident(url, "w-stale")
+    with session_scope(url) as db:
+        offered = state_token(db.get(Incident, incident_id))  # type: ignore[arg-type]
+    service.claim(session, SUPERVISOR, incident_id, offered)  # sue claims it from the state both screens showed
+    session.commit()
+    stale = r"^the call changed since you saw it: now claimed \(you saw new\); held by sue \(you saw nobody\)\."
+    for refused in (
+        lambda: service.claim(session, DISPATCHER, incident_id, offered),
+        lambda: service.override(session, DISPATCHER, incident_id, 1, "worse", offered),
+        lambda: service.dispatch(session, DISPATCHER, incident_id, ["M1"], offered),
+        lambda: service.close(session, DISPATCHER, incident_id, "other", offered),
+    ):
+        with pytest.raises(actions.StaleActionError, match=stale):
+            refused()
+    session.rollback()
+    assert [event[:2] for event in history(url, incident_id)] == [
+        ("system:intake:cad", "received"),
         ("sue", "claim"),
     ]
-    assert events[1][2]["status"] == "new" and events[3][2]["status"] == "dispatched"

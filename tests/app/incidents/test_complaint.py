@@ -48,3 +48,12 @@ def test_a_resolved_episode_ranks_after_a_live_flag_and_no_evidence_gives_the_fi
     evidence = [flag(text, "choked", 1, resolved=True), flag(text, "limp", 2)]
     assert complaint_from_evidence(text, evidence) == "Her lips were blue and she is limp · choked"
     assert complaint_from_evidence("Twisted ankle. Can walk.", []) == "Twisted ankle"
+
+
+def test_a_shout_for_help_is_skipped_for_the_sentence_that_says_what_happened() -> None:
+    assert first_sentence("EMERGENCY!! my son got a splinter in his finger") == "my son got a splinter in his finger"
+    assert first_sentence("Help me please! Hello?? He fell off the roof.") == "He fell off the roof."
+    assert first_sentence("¡¡EMERGENCIA!! mi hijo tiene una astilla") == "mi hijo tiene una astilla"
+    assert first_sentence("Help! Help!") == "Help! Help!"  # nothing else said: the words as they are
+    assert first_sentence("Dr. Smith here. Patient bleeding") == "Dr. Smith here"
+    assert complaint_from_evidence("EMERGENCY!! splinter in the finger", []) == "splinter in the finger"

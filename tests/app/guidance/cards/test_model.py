@@ -39,13 +39,13 @@ def test_every_shipped_card_file_validates_with_its_name_from_id_and_language() 
     library = load_library(SHIPPED_DIR)
     files = sorted(path.name for path in SHIPPED_DIR.glob("*.toml"))
     assert sorted(f"{card_id}.{language}.toml" for card_id, language in library.cards) == files
-    assert len(files) == 46
+    assert len(files) == 48
 
 
 def test_every_clinical_card_has_both_languages_and_names_its_basis() -> None:
     library = load_library(SHIPPED_DIR)
     clinical = {card.id for card in library.cards.values() if card.template is None}
-    assert len(clinical) == 20
+    assert len(clinical) == 21
     for card_id in clinical:
         english, spanish = library.cards[(card_id, "en")], library.cards[(card_id, "es")]
         assert english.contradictions and spanish.contradictions and english.key_questions
@@ -119,3 +119,36 @@ def test_a_reviewed_card_says_who_reviewed_it_and_when(tmp_path: Path) -> None:
 def test_an_empty_directory_is_not_a_library(tmp_path: Path) -> None:
     assert _problems(tmp_path) == [f"{tmp_path}: holds no card files (*.toml)"]
     assert _problems(tmp_path / "missing") == [f"{tmp_path / 'missing'}: not a directory of card files"]
+
+
+def test_a_combined_card_reads_only_the_situations_the_call_names() -> None:
+    library = load_library(SHIPPED_DIR)
+    drowning = library.cards[("drowning", "en")]
+    pool = drowning.for_call("My four-year-old was under the water in the pool, he is not breathing")
+    assert "Is the power off?" not in pool.key_questions
+    assert not any("hanging" in step or "power" in step for step in pool.steps)
+    assert pool.steps[:2] == (
+        "Do not put yourself in danger.",
+        "Reach or throw something to a person in the water. Do not swim out unless you are trained.",
+    )
+    assert pool.do_not == (
+        "Do not try to press water out of the belly or chest.",
+        "Do not go into the water unless you are trained and it is safe.",
+    )
+    wire = drowning.for_call("He grabbed a live wire and fell")
+    assert "Is the power off?" in wire.key_questions and not any("water" in item for item in wire.do_not)
+    spanish = library.cards[("drowning", "es")].for_call("Mi hijo se ahogó en la alberca")
+    assert "¿Ya se cortó la corriente?" not in spanish.key_questions
+    unknown = drowning.for_call("Something happened to my son")  # names none: the whole card, marks taken off
+    assert len(unknown.steps) == len(drowning.steps) and not any(step.startswith("[") for step in unknown.steps)
+
+
+def test_a_situation_mark_must_be_declared_and_used(tmp_path: Path) -> None:
+    source = (SHIPPED_DIR / "chest-pain.en.toml").read_text(encoding="utf-8")
+    marked = source.replace('"Loosen tight clothing', '"[cold] Loosen tight clothing')
+    (tmp_path / "chest-pain.en.toml").write_text(marked, encoding="utf-8")
+    assert _problems(tmp_path) == [
+        "chest-pain.en.toml: only_when: items are marked [cold] but no such situation is declared"
+    ]
+    (tmp_path / "chest-pain.en.toml").write_text(source + '\n[only_when]\ncold = ["winter"]\n', encoding="utf-8")
+    assert _problems(tmp_path) == ["chest-pain.en.toml: only_when: situations cold mark no question, step or do-not"]
