@@ -322,10 +322,16 @@ def drop_closed(settings: Settings, heap: RedisSemanticHeap) -> list[str]:
     return closed
 
 
-def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publish: Callable[[str], Any]) -> None:
+def run_reconciler(
+    settings: Settings,
+    heap: RedisSemanticHeap,
+    stop: Any,
+    publish: Callable[[str], Any],
+    live_sweep: Callable[[], Any] | None = None,
+) -> None:
     """Reconcile, then give template guidance to calls the queue would make miss their deadline
-    (`app.incidents.overload`), every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are
-    logged."""
+    (`app.incidents.overload`), then sweep live calls (`live_sweep`: silent streams ended, unread words handed
+    over), every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
     while not stop.wait(settings.reconcile_interval_s):
         started = time.monotonic()
         try:
@@ -340,3 +346,8 @@ def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publi
             shed_overdue(settings, heap)
         except Exception as error:
             log.warning("overload sweep failed: %s", error)
+        if live_sweep is not None:
+            try:
+                live_sweep()
+            except Exception as error:
+                log.warning("live sweep failed: %s", error)

@@ -72,9 +72,13 @@ def refusals_as_statuses() -> Iterator[None]:
 
 
 @router.get("", response_model=IncidentList)
-def list_incidents(session: SessionDep, _: CurrentPrincipal, status: str = "open", limit: int = 100) -> IncidentList:
-    """Incidents, most urgent first (unclassified ones last), then by arrival."""
+def list_incidents(
+    session: SessionDep, _: CurrentPrincipal, status: str = "open", limit: int = 100, call_id: str | None = None
+) -> IncidentList:
+    """Incidents, most urgent first (unclassified ones last), then by arrival; `call_id`: the call's incident."""
     query = select(Incident)
+    if call_id is not None:
+        query = query.where(Incident.call_id == call_id)
     if status == "open":
         query = query.where(Incident.status != IncidentStatus.CLOSED.value)
     elif status != "all":

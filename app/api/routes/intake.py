@@ -47,7 +47,7 @@ class BodyTooLargeError(Exception):
     pass
 
 
-async def _read_limited(request: Request, limit: int) -> bytes:
+async def read_limited(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLargeError
@@ -59,34 +59,34 @@ async def _read_limited(request: Request, limit: int) -> bytes:
     return bytes(body)
 
 
-def _why(error: Exception) -> str:
+def why(error: Exception) -> str:
     """The driver's first line, never SQLAlchemy's whole message (it quotes the statement's parameters: the call)."""
     cause = getattr(error, "orig", None) or error
     lines = str(cause).splitlines()
     return f"{type(cause).__name__}: {lines[0] if lines else ''}"
 
 
-def _rejected(error: ValidationError) -> JSONResponse:
+def rejected(error: ValidationError) -> JSONResponse:
     errors = [FieldError(field=field, reason=reason) for field, reason in refusals(error)]
     body = IntakeRejected(detail="invalid message", errors=errors)
     return JSONResponse(body.model_dump(), status_code=422)
 
 
-def _database_away(source: str, webhook_id: str | None, metrics: IntakeMetrics, error: Exception) -> HTTPException:
+def database_away(source: str, webhook_id: str | None, metrics: IntakeMetrics, error: Exception) -> HTTPException:
     metrics.rejected.labels("database_unavailable").inc()
-    log.warning("intake: source=%s webhook_id=%s not stored, the database is away: %s", source, webhook_id, _why(error))
+    log.warning("intake: source=%s webhook_id=%s not stored, the database is away: %s", source, webhook_id, why(error))
     return HTTPException(
         503, "the database is unavailable; retry the same message", headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)}
     )
 
 
-async def _source_state(request: Request, source: str, metrics: IntakeMetrics) -> SourceState:
+async def source_state(request: Request, source: str, metrics: IntakeMetrics) -> SourceState:
     """The source's state (secrets, suspension) as this process last read it (at most `STATE_TTL_S` old)."""
     states: SharedValue[dict[str, SourceState]] = request.app.state.source_states
     try:
         return (await run_in_threadpool(states.get))[source]
     except DATABASE_AWAY as error:
-        raise _database_away(source, request.headers.get("webhook-id"), metrics, error) from None
+        raise database_away(source, request.headers.get("webhook-id"), metrics, error) from None
 
 
 async def _admit(
@@ -136,11 +136,11 @@ async def intake(
         metrics.rejected.labels("unknown_source").inc()
         raise HTTPException(404, f"unknown source {source!r}")
     try:
-        body = await _read_limited(request, settings.max_body_bytes)
+        body = await read_limited(request, settings.max_body_bytes)
     except BodyTooLargeError:
         metrics.rejected.labels("too_large").inc()
         raise HTTPException(413, f"body over {settings.max_body_bytes} bytes") from None
-    state = await _source_state(request, source, metrics)
+    state = await source_state(request, source, metrics)
     webhook_id = request.headers.get("webhook-id")
     try:
         verify(
@@ -163,7 +163,7 @@ async def intake(
         message = IntakeMessage.model_validate_json(body)
     except ValidationError as error:
         metrics.rejected.labels("invalid").inc()
-        return _rejected(error)
+        return rejected(error)
 
     def store() -> tuple[str, bool]:
         with session_scope(settings.database_url) as session:
@@ -172,7 +172,7 @@ async def intake(
     try:
         incident_id, duplicate = await run_in_threadpool(store)
     except DATABASE_AWAY as error:
-        raise _database_away(source, webhook_id, metrics, error) from None
+        raise database_away(source, webhook_id, metrics, error) from None
     if duplicate:
         metrics.duplicates.labels(source).inc()
     else:
