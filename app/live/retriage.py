@@ -137,6 +137,9 @@ def _card(session: Session, incident: Incident, result: TriageResult, change: Ch
     before = incident.card_id
     if before is None:
         card = assign_from_triage(incident, result)
+        if card is not None and not change.first:  # the first card, put on by words after the first reading
+            _event(session, incident, "card_switched", {"card": None}, {"card": card.id, "language": card.language})
+            change.events.append("card_switched")
     else:
         by_hand = session.scalar(
             select(IncidentEvent.id).where(
