@@ -484,6 +484,15 @@ class RedisSemanticHeap:
         raw = self.client.hget(self.keys[2], incident_id)
         return HeapItem.from_json(raw) if raw else None
 
+    def items(self, incident_ids: list[str]) -> dict[str, HeapItem]:
+        """The items of those incidents that are in the heap (waiting or leased), in one read."""
+        if not incident_ids:
+            return {}
+        raws = self.client.hmget(self.keys[2], incident_ids)
+        return {
+            incident_id: HeapItem.from_json(raw) for incident_id, raw in zip(incident_ids, raws, strict=True) if raw
+        }
+
     def __contains__(self, incident_id: object) -> bool:
         return bool(self.client.hexists(self.keys[2], str(incident_id)))
 

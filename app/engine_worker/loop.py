@@ -323,7 +323,9 @@ class EngineWorker:
         timing = self.engine.timings.get(incident_id)
         ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
         evictions = timing.evictions if timing is not None else 0
-        served = Served(self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions + serving.replans)
+        served = Served(
+            self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions + serving.replans
+        )
         await asyncio.to_thread(self._finish, item, tokens, served, loaded)
         return False
 

@@ -37,10 +37,10 @@ from app.guidance.incident_card import assign_from_triage
 from app.incidents.complaint import complaint_from_evidence, first_sentence
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
-from app.redis.queueing import handed, publish_closed
+from app.redis.queueing import handed, publish_closed, publish_override
 from app.settings import Settings, get_settings
 from scheduler.cost_model import estimate_remaining_s
-from scheduler.redis_heap import RedisSemanticHeap
+from scheduler.redis_heap import HeapItem, RedisSemanticHeap
 from triage_models.llm import LLM_PROMPT_VERSION
 from triage_models.pipeline import Triager
 from triage_models.result import TriageResult
@@ -255,7 +255,7 @@ def reconcile(
     missing from the heap."""
     now = now or utcnow()
     stale_before = now - dt.timedelta(seconds=settings.outbox_redeliver_s)
-    counts = {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": heap.requeue_expired()}
+    counts = {"republished": 0, "requeued": 0, "in_broker": 0, "rekeyed": 0, "expired_leases": heap.requeue_expired()}
     with session_scope(settings.database_url) as session:
         rows = session.execute(
             select(Outbox, Incident.classified_at).join(Incident).where(Outbox.done_at.is_(None))
@@ -281,10 +281,9 @@ def reconcile(
             outbox.attempts += 1
             counts["republished"] += 1
     if classified:
-        pipe = heap.client.pipeline(transaction=False)
-        for incident_id in classified:
-            pipe.hexists(heap.keys[2], incident_id)
-        missing = [incident_id for incident_id, there in zip(classified, pipe.execute(), strict=True) if not there]
+        in_heap = heap.items(classified)
+        counts["rekeyed"] = rekey_drifted(settings, heap, in_heap)
+        missing = [incident_id for incident_id in classified if incident_id not in in_heap]
         # Read the state after seeing the heap: an engine worker commits "done" before it acks the heap.
         served_since = now - dt.timedelta(seconds=settings.engine_lease_s)
         with session_scope(settings.database_url) as session:
@@ -299,6 +298,24 @@ def reconcile(
                 if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
                     counts["requeued"] += 1
     return counts
+
+
+def rekey_drifted(settings: Settings, heap: RedisSemanticHeap, in_heap: dict[str, HeapItem]) -> int:
+    """Re-key every call whose level in the heap is not the database's (an override or a raised live reading whose
+    propagation failed with Redis away), and tell the engine workers; how many."""
+    if not in_heap:
+        return 0
+    with session_scope(settings.database_url) as session:
+        rows = session.execute(select(Incident.id, Incident.esi_level).where(Incident.id.in_(list(in_heap))))
+        levels = {incident_id: level for incident_id, level in rows}
+    drifted = {
+        incident_id: level for incident_id, level in levels.items() if level and level != in_heap[incident_id].esi_level
+    }
+    for incident_id, level in drifted.items():
+        where = heap.override(incident_id, level)
+        publish_override(heap.client, heap.prefix, incident_id, level)
+        log.info("level_rekeyed incident_id=%s esi_level=%d heap=%s by=reconciler", incident_id, level, where)
+    return len(drifted)
 
 
 def drop_closed(settings: Settings, heap: RedisSemanticHeap) -> list[str]:
@@ -336,7 +353,7 @@ def run_reconciler(
         started = time.monotonic()
         try:
             counts = reconcile(settings, heap, publish)
-            if counts["republished"] or counts["requeued"] or counts["expired_leases"]:
+            if counts["republished"] or counts["requeued"] or counts["expired_leases"] or counts["rekeyed"]:
                 log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
             drop_closed(settings, heap)
         # Redis or the database away for a moment, or anything else: the reconciler thread must outlive it.

@@ -104,9 +104,7 @@ def _store_classification(session: Session, incident: Incident, result: TriageRe
     row.created_at = utcnow()
 
 
-def _event(
-    session: Session, incident: Incident, action: str, before: dict[str, Any], after: dict[str, Any]
-) -> None:
+def _event(session: Session, incident: Incident, action: str, before: dict[str, Any], after: dict[str, Any]) -> None:
     session.add(IncidentEvent(incident_id=incident.id, actor=ACTOR, action=action, before=before, after=after))
 
 
