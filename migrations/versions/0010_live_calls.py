@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-
 revision: str = "0010"
 down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
@@ -48,9 +47,7 @@ def upgrade() -> None:
         sa.Column("dispatcher_arrest_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("dispatcher_recognised_on_call", sa.Boolean(), nullable=True),
         sa.Column("first_compression_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["incident_id"], ["incidents.id"], name=op.f("fk_live_calls_incident_id_incidents")
-        ),
+        sa.ForeignKeyConstraint(["incident_id"], ["incidents.id"], name=op.f("fk_live_calls_incident_id_incidents")),
         sa.PrimaryKeyConstraint("incident_id", name=op.f("pk_live_calls")),
         sa.UniqueConstraint("source", "call_id", name="uq_live_calls_source_call_id"),
     )
@@ -67,9 +64,7 @@ def upgrade() -> None:
         sa.Column("confidence", sa.Double(), nullable=True),
         sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("promoted", sa.Boolean(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["incident_id"], ["incidents.id"], name=op.f("fk_call_segments_incident_id_incidents")
-        ),
+        sa.ForeignKeyConstraint(["incident_id"], ["incidents.id"], name=op.f("fk_call_segments_incident_id_incidents")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_call_segments")),
         sa.UniqueConstraint("incident_id", "sequence", name="uq_call_segments_incident_id"),
     )
@@ -82,9 +77,7 @@ def upgrade() -> None:
         sa.Column("text", sa.Text(), nullable=False),
         sa.Column("spoken_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["incident_id"], ["incidents.id"], name=op.f("fk_call_partials_incident_id_incidents")
-        ),
+        sa.ForeignKeyConstraint(["incident_id"], ["incidents.id"], name=op.f("fk_call_partials_incident_id_incidents")),
         sa.PrimaryKeyConstraint("incident_id", "track", name=op.f("pk_call_partials")),
     )
 

@@ -74,7 +74,13 @@ def test_it_requeues_what_redis_lost_but_not_what_an_engine_serves_or_finished(
     assert [item.source for item in heap.snapshot()[0]] == ["cad", "cad"]  # fair share knows whose they are
     assert counts == {"republished": 1, "requeued": 2, "in_broker": 0, "rekeyed": 0, "expired_leases": 0}
     again = reconcile(settings, heap, publish=published.append)
-    assert again == {"republished": 0, "requeued": 0, "in_broker": 0, "rekeyed": 0, "expired_leases": 0}  # published_at is fresh
+    assert again == {
+        "republished": 0,
+        "requeued": 0,
+        "in_broker": 0,
+        "rekeyed": 0,
+        "expired_leases": 0,
+    }  # published_at is fresh
 
 
 def test_a_broker_outage_leaves_the_outbox_entry_for_the_next_pass(setup: tuple[Settings, RedisSemanticHeap]) -> None:

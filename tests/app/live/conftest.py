@@ -76,7 +76,9 @@ def at(seconds_ago: float) -> str:
     return (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds_ago)).isoformat().replace("+00:00", "Z")
 
 
-def twilio_params(kind: str, sequence: int, seconds_ago: float, call_sid: str = CALL_SID, **more: str) -> dict[str, str]:
+def twilio_params(
+    kind: str, sequence: int, seconds_ago: float, call_sid: str = CALL_SID, **more: str
+) -> dict[str, str]:
     params = {
         "AccountSid": "AC" + "1" * 32,
         "CallSid": call_sid,

@@ -116,10 +116,17 @@ def test_a_lower_reading_is_offered_and_only_the_dispatcher_lowers_the_level(
     run_retriage(live_settings, heap, incident_id)
     with session_scope(live_settings.database_url) as session:
         change = apply_reading(session, incident_id, lower(3), Snapshot("C: he is awake now and talking", 1))
-    assert change is not None and (change.esi_level, change.raised, change.events) == (1, False, ["lower_reading_offered"])
+    assert change is not None and (change.esi_level, change.raised, change.events) == (
+        1,
+        False,
+        ["lower_reading_offered"],
+    )
     dispatcher = token_for(live_settings, Role.DISPATCHER)
     view = live_client.get(f"/v1/incidents/{incident_id}/live", headers=dispatcher).json()
-    assert (view["esi_level"], view["lower_reading"]) == (1, {"esi_level": 3, "words": ["He collapsed and he's not breathing"]})
+    assert (view["esi_level"], view["lower_reading"]) == (
+        1,
+        {"esi_level": 3, "words": ["He collapsed and he's not breathing"]},
+    )
     refused = live_client.post(
         f"/v1/incidents/{incident_id}/live/lower-reading", json={"accept": True, "reason": " "}, headers=dispatcher
     )

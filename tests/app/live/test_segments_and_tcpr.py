@@ -41,7 +41,11 @@ def test_segments_are_idempotent_by_call_and_sequence_and_refuse_what_is_not_one
     no_track = post_segment(live_client, {"call_id": "c-1", "sequence": 3, "text": "hello"})
     naive = post_segment(live_client, segment("c-1", 4, 5.0, "caller", "x", answered_at="2026-11-20T10:00:00"))
     assert [a.status_code for a in (first, replayed, earlier, no_track, naive)] == [200, 200, 200, 422, 422]
-    assert [first.json()["duplicate"], replayed.json()["duplicate"], earlier.json()["duplicate"]] == [False, True, False]
+    assert [first.json()["duplicate"], replayed.json()["duplicate"], earlier.json()["duplicate"]] == [
+        False,
+        True,
+        False,
+    ]
     assert no_track.json()["errors"] == [
         {"field": "body", "reason": "Value error, an utterance needs a track (caller or call_taker) and its text"}
     ]
@@ -83,9 +87,7 @@ REPLAYED_CALL = [
 ]
 
 
-def test_the_tcpr_figures_of_a_replayed_call_with_known_times(
-    live_client: TestClient, live_settings: Settings
-) -> None:
+def test_the_tcpr_figures_of_a_replayed_call_with_known_times(live_client: TestClient, live_settings: Settings) -> None:
     heap = settings_heap(live_settings)
     incident_id = ""
     for sequence, offset_s, track, text in REPLAYED_CALL:
