@@ -165,7 +165,7 @@ def test_an_intake_limit_limits_cannot_read_or_of_an_unknown_source_is_refused()
         Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"cad": "lots"})
     with pytest.raises(
         ValidationError,
-        match="TRIAGE_INTAKE_LIMITS names sources neither TRIAGE_WEBHOOK_SECRETS nor TRIAGE_TWILIO_AUTH_TOKENS has: pager",
+        match="names sources neither TRIAGE_WEBHOOK_SECRETS nor TRIAGE_TWILIO_AUTH_TOKENS has: pager",
     ):
         Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"pager": "10/minute"})
     assert Settings().intake_limit == "120/minute;30/10 seconds"

@@ -58,9 +58,8 @@ def test_a_twilio_call_is_one_incident_its_utterances_stored_once_in_any_order(
     state = rows(live_settings)
     assert state["partials"] == []  # the final replaced the partial it became
     assert state["calls"] == [(CALL_SID, 3, "stopped")]
-    incident_id = final.json()["incident_id"]
     listed = live_client.get(f"/v1/incidents?call_id={CALL_SID}&status=all")
-    assert listed.status_code == 401  # the incident API needs a token: the call is found with one (below)
+    assert listed.status_code == 401  # the incident API needs a token (test_retriage finds a call's incident with one)
 
 
 def test_forged_stale_and_malformed_callbacks_are_refused_as_twilio_expects(
