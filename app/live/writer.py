@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.db.models import utcnow
 from app.db.session import session_scope
 from app.live.events import CallEvent
-from app.live.store import Recorded, record_event
+from app.live.store import Batch, Recorded, record_event
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +93,9 @@ class EventWriter:
         utterance meanwhile), each event again in its own."""
         now = utcnow()
         try:
-            with session_scope(self.database_url) as session:
-                results: list[Recorded | Exception] = [record_event(session, event, now) for event in events]
+            with session_scope(self.database_url) as session, session.no_autoflush:
+                batch = Batch()
+                results: list[Recorded | Exception] = [record_event(session, event, now, batch) for event in events]
         except IntegrityError:
             results = [self._commit_one(event, now) for event in events]
         self.batches += 1
