@@ -35,8 +35,8 @@ from app.status.metrics import IntakeMetrics, RedisMetricsCollector
 from app.worker.publish import publish_classify, publish_retriage
 from scheduler.redis_heap import RedisSemanticHeap
 
-LIVE_THREADS = 8
-"""Threads for the live path's short blocking steps (Redis limit checks, the cached source state), apart from the
+ADMISSION_THREADS = 8
+"""Threads for intake's short blocking admission steps (Redis limit checks, the cached source state), apart from the
 request threadpool so that a refusal never waits behind stored work."""
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def create_app(
         heap.client if heap is not None else None,
         settings.queue_prefix,
     )
-    app.state.live_limiter = anyio.CapacityLimiter(LIVE_THREADS)
+    app.state.admission_limiter = anyio.CapacityLimiter(ADMISSION_THREADS)
     app.include_router(intake.router)
     app.include_router(live.router)
     app.include_router(live_calls.router)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import parse_qsl
 
-import anyio
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
@@ -22,6 +20,7 @@ from app.api.deps import IntakeMetricsDep, SettingsDep
 from app.api.routes.intake import (
     DATABASE_AWAY,
     BodyTooLargeError,
+    admission_thread,
     database_away,
     read_limited,
     rejected,
@@ -49,16 +48,9 @@ class LiveAccepted(BaseModel):
     """True when the event changed nothing: seen before (same call and sequence), or a partial older than one in."""
 
 
-async def _off_loop(request: Request, step: Callable[[], T]) -> T:
-    """Run a short blocking step (a Redis check, the cached source state) on the live path's own threads: the
-    request threadpool may be full of other work, and a refusal must not wait for it."""
-    limiter: anyio.CapacityLimiter = request.app.state.live_limiter
-    return await anyio.to_thread.run_sync(step, limiter=limiter)
-
-
 async def _admit(request: Request, source: str, call_id: str, metrics: IntakeMetrics) -> None:
     admission: LiveAdmission = request.app.state.live_admission
-    refusal: LimitRefusal | None = await _off_loop(request, lambda: admission.admit(source, call_id))
+    refusal: LimitRefusal | None = await admission_thread(request, lambda: admission.admit(source, call_id))
     if refusal is not None:
         metrics.rejected.labels("rate_limited").inc()
         metrics.refused.labels(source, "rate_limited").inc()
@@ -130,7 +122,7 @@ async def twilio_transcription(
 async def _segment_source(request: Request, source: str, metrics: IntakeMetrics) -> SourceState:
     states: SharedValue[dict[str, SourceState]] = request.app.state.source_states
     try:
-        state = (await _off_loop(request, states.get))[source]
+        state = (await admission_thread(request, states.get))[source]
     except DATABASE_AWAY as error:
         raise database_away(source, request.headers.get("webhook-id"), metrics, error) from None
     if state.suspended:
