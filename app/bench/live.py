@@ -112,26 +112,27 @@ async def play_call(
 async def flood(client: httpx.AsyncClient, start: float, seconds: float, sent: Sent) -> None:
     """A runaway call (40 events a second) and a burst of new calls (10 a second) from the `flood` source."""
 
-    async def runaway() -> None:
-        sequence = 0
-        while time.monotonic() < start + seconds:
-            sequence += 1
-            body = {"call_id": "runaway", "sequence": sequence, "offset_s": 1.0, "track": "caller", "text": "hello?"}
-            status, latency = await _post(client, "flood", FLOOD_SECRET, body)
-            sent.record(status, latency, 0.0)
-            await asyncio.sleep(1 / 40)
+    async def one(body: dict[str, Any]) -> None:
+        status, latency = await _post(client, "flood", FLOOD_SECRET, body)
+        sent.record(status, latency, 0.0)
 
-    async def new_calls() -> None:
-        number = 0
+    async def send(per_s: float, body_of: Any) -> None:
+        """Open loop: each request is sent on time whether or not the last one was answered."""
+        pending, number = [], 0
         while time.monotonic() < start + seconds:
             number += 1
-            body = {"call_id": f"burst-{number}", "sequence": 1, "offset_s": 1.0, "track": "caller", "text": "help"}
-            status, latency = await _post(client, "flood", FLOOD_SECRET, body)
-            sent.record(status, latency, 0.0)
-            await asyncio.sleep(1 / 10)
+            pending.append(asyncio.create_task(one(body_of(number))))
+            await asyncio.sleep(1 / per_s)
+        await asyncio.gather(*pending)
+
+    def runaway(n: int) -> dict[str, Any]:
+        return {"call_id": "runaway", "sequence": n, "offset_s": 1.0, "track": "caller", "text": "hello?"}
+
+    def new_call(n: int) -> dict[str, Any]:
+        return {"call_id": f"burst-{n}", "sequence": 1, "offset_s": 1.0, "track": "caller", "text": "help"}
 
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    await asyncio.gather(runaway(), new_calls())
+    await asyncio.gather(send(40, runaway), send(10, new_call))
 
 
 def watch(database: Path, stop: threading.Event, seen: dict[str, dict[str, float]]) -> None:
@@ -182,6 +183,9 @@ class LiveBenchResult:
     flood_other_status: int
     flood_429_p50_ms: float | None
     flood_429_p99_ms: float | None
+    web_cpu_ms_per_event: float | None
+    """CPU time the web process spent per event sent (all its threads), whatever else shared the machine."""
+    load_average_before: float
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -217,6 +221,13 @@ async def _run(
     return sent, flooded, plan, elapsed
 
 
+def _cpu_seconds(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
+
+
 def _stored_finals(database: Path) -> int:
     with sqlite3.connect(database) as connection:
         return int(connection.execute("SELECT COUNT(*) FROM call_segments WHERE promoted = 0").fetchone()[0])
@@ -227,6 +238,7 @@ def run_live_bench(
     model_dir: Path | None = None,
 ) -> LiveBenchResult:  # fmt: skip
     """Start the processes, replay the calls (and the flood), wait for triage to settle, stop them."""
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-live-") as scratch:
         workdir = Path(scratch)
         redis_process, redis_url = start_redis_server(workdir / "redis", appendonly=False)
@@ -261,7 +273,9 @@ def run_live_bench(
             wait_http(port, timeout_s=120)
             time.sleep(5)  # the worker loads its triage models
             watcher.start()
+            web_cpu = _cpu_seconds(processes[0].pid)
             sent, flooded, plan, elapsed = asyncio.run(_run(port, calls, ramp_s, stretch, with_flood))
+            web_cpu = _cpu_seconds(processes[0].pid) - web_cpu
             time.sleep(5)  # the last readings land
             stop.set()
             watcher.join()
@@ -274,7 +288,10 @@ def run_live_bench(
                 process.wait(timeout=30)
             redis_process.terminate()
             redis_process.wait(timeout=10)
-    return _judge(calls, engine, sent, flooded, plan, seen, elapsed, stored)
+    result = _judge(calls, engine, sent, flooded, plan, seen, elapsed, stored)
+    events = len(sent.latencies) + len(flooded.latencies)
+    per_event = round(web_cpu * 1000 / max(1, events), 2)
+    return dataclasses.replace(result, web_cpu_ms_per_event=per_event, load_average_before=round(load_before, 2))
 
 
 def _judge(
@@ -312,6 +329,8 @@ def _judge(
         flood_other_status=len(flooded.latencies) - flooded.statuses.get(429, 0) - flooded.statuses.get(200, 0),
         flood_429_p50_ms=_ms(_pct(refused, 0.5)),
         flood_429_p99_ms=_ms(_pct(refused, 0.99)),
+        web_cpu_ms_per_event=None,
+        load_average_before=0.0,
     )
 
 
