@@ -281,13 +281,20 @@ class EngineWorker:
             if not await self._serve_once(serving) or not serving.is_replanned() or serving.is_closed():
                 return
             serving.replans += 1
+            # The new reading's facts (card, flags, estimate) are on the heap item the replan re-keyed.
+            fresh = await asyncio.to_thread(self.heap.get, serving.item.incident_id)
+            if fresh is not None and fresh.facts is not None:
+                serving.item = dataclasses.replace(serving.item, facts=fresh.facts)
 
     async def _serve_once(self, serving: _Serving) -> bool:
         """One submission of the incident; False when it is over (finished, failed, closed, gone), True when it was
         aborted to be planned again."""
         incident_id = serving.item.incident_id
         database_url = self.settings.database_url
-        loaded = await asyncio.to_thread(load_incident, database_url, incident_id, serving.item.esi_level, self.prompt)
+        item = serving.item
+        loaded = await asyncio.to_thread(
+            load_incident, database_url, incident_id, item.esi_level, self.prompt, item.facts
+        )
         if loaded is None or serving.closed:  # finished, closed or gone meanwhile
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
             return False

@@ -40,7 +40,7 @@ from app.intake.schemas import IntakeMessage
 from app.redis.queueing import handed, publish_closed, publish_override
 from app.settings import Settings, get_settings
 from scheduler.cost_model import estimate_remaining_s
-from scheduler.redis_heap import HeapItem, RedisSemanticHeap
+from scheduler.redis_heap import CallFacts, HeapItem, RedisSemanticHeap
 from triage_models.llm import LLM_PROMPT_VERSION
 from triage_models.pipeline import Triager
 from triage_models.result import TriageResult
@@ -115,6 +115,20 @@ def arrival_us(incident: Incident) -> int:
     return int(incident.accepted_at.timestamp() * 1_000_000)
 
 
+def call_facts(incident: Incident) -> CallFacts:
+    """What the engine needs of a classified incident besides its words, for its heap item (and lease): the rules
+    its latest classification fired, its card, its language, its answer-length estimate."""
+    classification = incident.classifications[-1] if incident.classifications else None
+    flags = tuple(str(item.get("rule_id")) for item in classification.evidence) if classification else ()
+    return CallFacts(
+        flags=flags,
+        card_id=incident.card_id,
+        card_language=incident.card_language,
+        language=incident.language or "en",
+        predicted_output_tokens=incident.predicted_output_tokens or 0,
+    )
+
+
 _triagers: dict[tuple[str, str], tuple[tuple[int, int] | None, Triager]] = {}
 """(model directory, triage backend) -> (the stamp of its `meta.json` when loaded, the triager)."""
 _triagers_lock = threading.Lock()
@@ -183,9 +197,10 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
             incident.guidance_state = GuidanceState.QUEUED.value
             incident.queued_at = utcnow()
         level, text, source = incident.esi_level, incident.text, incident.source
-        tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
+        tokens, arrival, facts = incident.predicted_output_tokens or 0, arrival_us(incident), call_facts(incident)
     assert level is not None
-    heap.push(incident_id, level, incident_remaining_s(settings, heap.client, text, tokens), arrival, source)
+    estimate = incident_remaining_s(settings, heap.client, text, tokens)
+    heap.push(incident_id, level, estimate, arrival, source, facts)
     # An override committed while we classified: its re-key may have found nothing in the heap yet.
     with session_scope(settings.database_url) as session:
         current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
@@ -295,7 +310,8 @@ def reconcile(
                 estimate = incident_remaining_s(
                     settings, heap.client, incident.text, incident.predicted_output_tokens or 0
                 )
-                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
+                facts = call_facts(incident)
+                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source, facts):
                     counts["requeued"] += 1
     return counts
 

@@ -13,7 +13,7 @@ from redis.exceptions import RedisError
 
 from app.db.models import Incident
 from app.db.session import session_scope
-from app.incidents.pipeline import arrival_us, incident_remaining_s, triager_for
+from app.incidents.pipeline import arrival_us, call_facts, incident_remaining_s, triager_for
 from app.live.retriage import Change, read_again
 from app.redis import keys
 from app.redis.queueing import publish_replan
@@ -81,14 +81,14 @@ def follow_in_queue(settings: Settings, heap: RedisSemanticHeap, incident_id: st
         if incident is None or incident.esi_level is None:
             return "absent"
         level, text, source = incident.esi_level, incident.text, incident.source
-        tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
+        tokens, arrival, facts = incident.predicted_output_tokens or 0, arrival_us(incident), call_facts(incident)
     estimate = incident_remaining_s(settings, heap.client, text, tokens)
-    if (change.first or change.requeue) and heap.push(incident_id, level, estimate, arrival, source):
+    if (change.first or change.requeue) and heap.push(incident_id, level, estimate, arrival, source, facts):
         return "queued"
     if not (change.raised or change.first or change.requeue):
         return "unchanged"
     try:
-        where = heap.override(incident_id, level, estimate)
+        where = heap.override(incident_id, level, estimate, facts)
         publish_replan(heap.client, heap.prefix, incident_id, level)
     except RedisError as error:  # the reconciler re-keys a level that drifted from the database
         log.warning("live_rekey incident_id=%s not propagated: %s", incident_id, error)
