@@ -13,7 +13,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.incidents.text_limits import FreeTextLimits
-from app.intake.limits import DEFAULT_INTAKE_LIMIT, IntakeLimitError, parse_limit
+from app.intake.limits import DEFAULT_INTAKE_LIMIT, DEFAULT_LIVE_CALL_LIMIT, IntakeLimitError, parse_limit
 from app.redis.urls import RedisURL
 from scheduler.cost_model import PROFILES
 from scheduler.engines.base import ENGINE_NAMES
@@ -139,6 +139,18 @@ class Settings(BaseSettings):
     Retry-After and nothing is stored (docs/intake.md#per-source-limits)."""
     intake_limits: dict[str, str] = Field(default_factory=dict)
     """Source name -> its own limit, in place of `intake_limit`."""
+    twilio_auth_tokens: dict[str, SecretStr] = Field(default_factory=dict)
+    """Source name -> the Twilio account's Auth Token that signs its Real-Time Transcription callbacks
+    (`X-Twilio-Signature`) at `POST /v1/intake/twilio/{source}/transcription` (docs/intake.md#live-calls)."""
+    twilio_public_url: str | None = Field(default=None, pattern=r"^https?://[^/?#]+$")
+    """The scheme and host Twilio calls (`https://dispatch.example.org`) when a proxy sits in front: the URL Twilio
+    signed is this plus the path and query; unset: the URL the request reached."""
+    live_call_limit: str = DEFAULT_LIVE_CALL_LIMIT
+    """Each live call's events (utterances, partials) in `limits` notation: a runaway stream is refused with 429 and
+    Retry-After while the source's other calls go on; the source's own limit counts calls, not events."""
+    live_stream_timeout_s: float = Field(default=60.0, gt=0)
+    """A live call whose stream has sent nothing for this long, and never said it stopped, is ended as "stream
+    ended" (its partials kept as final, nothing lost)."""
     secret_grace_s: float = Field(default=86_400.0, gt=0)
     """After `sources rotate-secret`, the secrets it replaces are still accepted this long."""
     max_body_bytes: int = 65_536
@@ -280,13 +292,18 @@ class Settings(BaseSettings):
             parse_limit("(TRIAGE_INTAKE_LIMIT)", self.intake_limit)
             for source, limit in self.intake_limits.items():
                 parse_limit(source, limit)
+            parse_limit("(TRIAGE_LIVE_CALL_LIMIT)", self.live_call_limit)
         except IntakeLimitError as error:
             raise SettingsError(f"TRIAGE_INTAKE_LIMIT(S): {error}") from None
-        unknown = sorted(set(self.intake_limits) - set(self.webhook_secrets))
+        unknown = sorted(set(self.intake_limits) - set(self.webhook_secrets) - set(self.twilio_auth_tokens))
         if unknown:
             raise SettingsError(
-                f"TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: {', '.join(unknown)}"
+                "TRIAGE_INTAKE_LIMITS names sources neither TRIAGE_WEBHOOK_SECRETS nor TRIAGE_TWILIO_AUTH_TOKENS "
+                f"has: {', '.join(unknown)}"
             )
+        for source, token in self.twilio_auth_tokens.items():
+            if len(token.get_secret_value()) < 16:
+                raise SettingsError(f"TRIAGE_TWILIO_AUTH_TOKENS[{source!r}]: an Auth Token has at least 16 characters")
         if self.env == "production":
             placeholders = [
                 source

@@ -237,8 +237,8 @@ return run() or 0
 _OVERRIDE = (
     _SCORE
     + """
--- KEYS: queue, leases, items, overload, sources, served; ARGV: id, level, score, overload score. Returns 'waiting',
--- 'leased' or 'absent'.
+-- KEYS: queue, leases, items, overload, sources, served; ARGV: id, level, score, overload score, facts JSON ('' to
+-- keep them). Returns 'waiting', 'leased' or 'absent'.
 local raw = redis.call('HGET', KEYS[3], ARGV[1])
 if not raw then return 'absent' end
 local item = cjson.decode(raw)
@@ -246,6 +246,7 @@ local waiting = dequeue(item) == 1
 item.esi_level = tonumber(ARGV[2])
 item.score = ARGV[3]
 item.overload_score = ARGV[4]
+if ARGV[5] and ARGV[5] ~= '' then item.facts = cjson.decode(ARGV[5]) end
 redis.call('HSET', KEYS[3], ARGV[1], cjson.encode(item))
 if waiting then
   enqueue(item)
@@ -318,6 +319,40 @@ def score_of(
 
 
 @dataclass(frozen=True, slots=True)
+class CallFacts:
+    """What the engine needs of a call besides its words, carried with its lease so that the engine worker does not
+    read them again from the database: the red flags, the protocol card, the language, the answer-length estimate."""
+
+    flags: tuple[str, ...] = ()
+    card_id: str | None = None
+    card_language: str | None = None
+    language: str = "en"
+    predicted_output_tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "flags": list(self.flags),
+            "card_id": self.card_id,
+            "card_language": self.card_language,
+            "language": self.language,
+            "predicted_output_tokens": self.predicted_output_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> CallFacts | None:
+        if not isinstance(data, dict):
+            return None
+        flags = data.get("flags")  # Lua's cjson writes an empty list back as {}
+        return cls(
+            flags=tuple(str(flag) for flag in flags) if isinstance(flags, list) else (),
+            card_id=data.get("card_id") or None,
+            card_language=data.get("card_language") or None,
+            language=str(data.get("language") or "en"),
+            predicted_output_tokens=int(data.get("predicted_output_tokens") or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class HeapItem:
     """A queued incident as the heap keeps it."""
 
@@ -329,6 +364,8 @@ class HeapItem:
     consumer: str = ""
     source: str = ""
     """Who sent it (the intake source): fair share interleaves sources within an ESI level."""
+    facts: CallFacts | None = None
+    """The call's facts as classification left them (None for an item pushed without them)."""
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> HeapItem:
@@ -341,6 +378,7 @@ class HeapItem:
             deliveries=int(data.get("deliveries", 0)),
             consumer=str(data.get("consumer", "")),
             source=str(data.get("source", "")),
+            facts=CallFacts.from_json(data.get("facts")),
         )
 
 
@@ -372,15 +410,28 @@ class RedisSemanticHeap:
         self._take_waiting = client.register_script(_TAKE_WAITING)
         self._set_overloaded = client.register_script(_SET_OVERLOADED)
 
-    def push(self, incident_id: str, esi_level: int, est_remaining_s: float, arrival_us: int, source: str = "") -> bool:
-        """Queue an item from `source`; False (and no change) if it is already waiting or leased."""
+    def push(
+        self,
+        incident_id: str,
+        esi_level: int,
+        est_remaining_s: float,
+        arrival_us: int,
+        source: str = "",
+        facts: CallFacts | None = None,
+    ) -> bool:
+        """Queue an item from `source` with the call's `facts`; False (and no change) if it is already waiting or
+        leased."""
         item = self._item(incident_id, esi_level, est_remaining_s, arrival_us, source)
+        if facts is not None:
+            item["facts"] = facts.to_json()
         return bool(self._push(keys=self.keys, args=[incident_id, json.dumps(item)]))
 
     def push_leased(self, item: HeapItem, consumer: str, lease_s: float) -> bool:
         """Re-create an item under this consumer's lease (it is still serving it after Redis lost it)."""
         data = self._item(item.incident_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
         data.update(consumer=consumer, deliveries=item.deliveries)
+        if item.facts is not None:
+            data["facts"] = item.facts.to_json()
         return bool(self._push_leased(keys=self.keys, args=[item.incident_id, json.dumps(data), int(lease_s * 1000)]))
 
     def _item(
@@ -449,14 +500,18 @@ class RedisSemanticHeap:
         """Put every item whose lease expired back in the queue; how many there were."""
         return int(self._requeue(keys=self.keys, args=[]))
 
-    def override(self, incident_id: str, esi_level: int, est_remaining_s: float | None = None) -> str:
-        """Apply an override: 'waiting' (re-ordered now), 'leased' (the new key holds if it comes back), 'absent'."""
+    def override(
+        self, incident_id: str, esi_level: int, est_remaining_s: float | None = None, facts: CallFacts | None = None
+    ) -> str:
+        """Apply an override (or a live call's new reading, with its `facts`): 'waiting' (re-ordered now), 'leased'
+        (the new key holds if it comes back), 'absent'."""
         current = self.get(incident_id)
         if current is None:
             return "absent"
         estimate = current.est_remaining_s if est_remaining_s is None else est_remaining_s
         score, overload_score = self._scores(esi_level, estimate)
-        result = self._override(keys=self.keys, args=[incident_id, esi_level, score, overload_score])
+        carried = "" if facts is None else json.dumps(facts.to_json())
+        result = self._override(keys=self.keys, args=[incident_id, esi_level, score, overload_score, carried])
         return result.decode() if isinstance(result, bytes) else str(result)
 
     def remove(self, incident_id: str) -> bool:
@@ -483,6 +538,15 @@ class RedisSemanticHeap:
     def get(self, incident_id: str) -> HeapItem | None:
         raw = self.client.hget(self.keys[2], incident_id)
         return HeapItem.from_json(raw) if raw else None
+
+    def items(self, incident_ids: list[str]) -> dict[str, HeapItem]:
+        """The items of those incidents that are in the heap (waiting or leased), in one read."""
+        if not incident_ids:
+            return {}
+        raws = self.client.hmget(self.keys[2], incident_ids)
+        return {
+            incident_id: HeapItem.from_json(raw) for incident_id, raw in zip(incident_ids, raws, strict=True) if raw
+        }
 
     def __contains__(self, incident_id: object) -> bool:
         return bool(self.client.hexists(self.keys[2], str(incident_id)))

@@ -7,6 +7,7 @@ import threading
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+import anyio
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CollectorRegistry
@@ -17,16 +18,26 @@ from app.api.headers import SecurityHeadersMiddleware
 from app.api.hosts import ForwardedHostRemovalMiddleware
 from app.api.limits import CONSOLE_MAX_BODY_BYTES, BodyLimitMiddleware
 from app.api.origins import CrossOriginRefusalMiddleware
-from app.api.routes import health, incidents, intake, units
+from app.api.routes import health, incidents, intake, live, live_calls, units
 from app.console.first_run import SETUP_PATH
 from app.console.sessions import cookie_name
 from app.incidents.pipeline import run_reconciler
 from app.intake.limits import source_limits_for
 from app.intake.sources import source_state_cache
+from app.live.admission import LiveAdmission
+from app.live.handover import request_retriage
+from app.live.store import Recorded
+from app.live.sweep import sweep_live_calls
+from app.live.writer import EventWriter
 from app.redis.queueing import settings_heap
 from app.settings import Settings, get_settings
 from app.status.metrics import IntakeMetrics, RedisMetricsCollector
-from app.worker.publish import publish_classify
+from app.worker.publish import publish_classify, publish_retriage
+from scheduler.redis_heap import RedisSemanticHeap
+
+ADMISSION_THREADS = 8
+"""Threads for intake's short blocking admission steps (Redis limit checks, the cached source state), apart from the
+request threadpool so that a refusal never waits behind stored work."""
 
 if TYPE_CHECKING:
     from app.console.first_run import SetupLink
@@ -51,17 +62,26 @@ def create_app(
     if heap is not None:
         registry.register(RedisMetricsCollector(heap))
 
+    writer = live_writer(settings, heap)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
         thread = None
         if reconciler and heap is not None:
-            thread = threading.Thread(target=run_reconciler, args=(settings, heap, stop, publish_classify), daemon=True)
+            client = heap.client
+
+            def live_sweep() -> object:
+                return sweep_live_calls(settings, client, publish_retriage)
+
+            args = (settings, heap, stop, publish_classify, live_sweep)
+            thread = threading.Thread(target=run_reconciler, args=args, daemon=True)
             thread.start()
         yield
         stop.set()
         if thread is not None:
             thread.join(timeout=10)
+        writer.close()
 
     docs = settings.api_docs  # off in production: the schema maps every route for whoever asks
     app = FastAPI(
@@ -80,7 +100,17 @@ def create_app(
     app.state.source_limits = source_limits_for(
         settings.intake_limits, settings.intake_limit, heap.client if heap is not None else None, settings.queue_prefix
     )
+    app.state.live_writer = writer
+    app.state.live_admission = LiveAdmission(
+        app.state.source_limits,
+        settings.live_call_limit,
+        heap.client if heap is not None else None,
+        settings.queue_prefix,
+    )
+    app.state.admission_limiter = anyio.CapacityLimiter(ADMISSION_THREADS)
     app.include_router(intake.router)
+    app.include_router(live.router)
+    app.include_router(live_calls.router)
     app.include_router(incidents.router)
     app.include_router(units.router)
     app.include_router(health.router)
@@ -90,6 +120,19 @@ def create_app(
         install_console(app, settings, setup_link)
     add_middleware(app, settings)
     return app
+
+
+def live_writer(settings: Settings, heap: RedisSemanticHeap | None) -> EventWriter:
+    """The live path's group-commit writer; after each commit the calls with new final words go to triage
+    (coalesced per call, `app.live.handover`)."""
+    if heap is None:
+        return EventWriter(settings.database_url)
+    client, prefix = heap.client, heap.prefix
+
+    def hand_over(recorded: list[Recorded]) -> None:
+        request_retriage(client, prefix, [r.incident_id for r in recorded if r.new_words], publish_retriage)
+
+    return EventWriter(settings.database_url, hand_over)
 
 
 def add_middleware(app: FastAPI, settings: Settings) -> None:

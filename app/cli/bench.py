@@ -454,6 +454,32 @@ def intake(
     _out.print(f"intake accepts at {result.accepted_per_s / result.baseline_per_s:.2f}x the bare HTTP rate")
 
 
+@bench_app.command("live")
+def live(
+    calls: Annotated[int, typer.Option(help="Live calls replayed, each at real time.")] = 100,
+    ramp: Annotated[float, typer.Option(help="Seconds over which the calls start.")] = 20.0,
+    engine: Annotated[str, typer.Option(help="none (the engine down) or hf (the built-in tiny model)")] = "none",
+    flood: Annotated[bool, typer.Option(help="Another source floods meanwhile.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Live calls replayed at real time (docs/benchmarks.md#live-calls): events a second, answer times, recognition
+    and card latency after the decisive utterance, false arrest cards, a flooding source's refusals."""
+    from app.bench.live import run_live_bench
+
+    if calls < 1 or ramp < 0:
+        raise typer.BadParameter("--calls must be >= 1 and --ramp >= 0")
+    result = run_live_bench(calls, ramp, engine=_choice(engine, ["none", "hf"], "engine"), with_flood=flood)
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+        return
+    table = Table(title=f"live: {calls} calls at real time, engine {engine}", title_justify="left")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for name, value in result.to_json().items():
+        table.add_row(name, "-" if value is None else str(value))
+    _out.print(table)
+
+
 @bench_app.command("console")
 def console(
     incidents: Annotated[int, typer.Option(help="Open incidents in the queue.")] = 500,

@@ -13,6 +13,7 @@ from app.cli.ops import db_app, worker
 from app.cli.protocols import protocols_app
 from app.cli.serve import serve
 from app.cli.sources import sources_app
+from app.cli.tcpr import tcpr_app
 from app.cli.triage import triage_app
 from app.cli.triage_context import context_compare  # noqa: F401  (registers `triage context-compare`)
 from app.cli.triage_learning import retrain_command  # noqa: F401  (registers `triage retrain` and `triage promote`)
@@ -34,6 +35,7 @@ cli.add_typer(users_app, name="users")
 cli.add_typer(cards_app, name="cards")
 cli.add_typer(sources_app, name="sources")
 cli.add_typer(units_app, name="units")
+cli.add_typer(tcpr_app, name="tcpr")
 cli.command("serve")(serve)
 cli.command("worker")(worker)
 cli.command("demo")(demo)

@@ -372,3 +372,89 @@ class SourceSecret(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     retired_at: Mapped[dt.datetime | None]
     """Accepted until then (the grace after the next rotation); None: the source's current secret."""
+
+
+class LiveCall(Base):
+    """A call streamed utterance by utterance (`app.live`): its incident, its clock and the facts read from it as it
+    went (the address and call-back number the caller gave, a lower reading offered to the dispatcher, the
+    telecommunicator-CPR times)."""
+
+    __tablename__ = "live_calls"
+    __table_args__ = (UniqueConstraint("source", "call_id", name="uq_live_calls_source_call_id"),)
+
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), primary_key=True)
+    source: Mapped[str] = mapped_column(String(64))
+    call_id: Mapped[str] = mapped_column(String(255))
+    """The transcription system's id of the call (Twilio's CallSid)."""
+    vendor: Mapped[str] = mapped_column(String(16))
+    """"twilio" or "segments" (the vendor-neutral segment webhook)."""
+    answered_at: Mapped[dt.datetime]
+    """The call's clock zero: when it was answered (the transcription's start), as the sender says."""
+    last_event_at: Mapped[dt.datetime] = mapped_column(index=True)
+    """When this server last received an event of the call (the stream timeout counts from it)."""
+    ended_at: Mapped[dt.datetime | None]
+    end_reason: Mapped[str | None] = mapped_column(String(255))
+    """"stopped" (the sender said so), "stream ended" (nothing came for `TRIAGE_LIVE_STREAM_TIMEOUT_S`), or
+    "error: ..." (the transcription failed)."""
+    finals: Mapped[int] = mapped_column(default=0)
+    """Final utterances stored."""
+    triaged_finals: Mapped[int] = mapped_column(default=0)
+    """Final utterances the latest classification read."""
+    lower_level: Mapped[int | None]
+    """A lower ESI level the latest reading gave while the held level stayed: offered to the dispatcher, who decides."""
+    lower_words: Mapped[list[str] | None] = mapped_column(JSON)
+    address: Mapped[str | None] = mapped_column(String(1024))
+    """The address the caller gave in answer to the call-taker, as read (for the dispatcher to confirm)."""
+    address_at: Mapped[dt.datetime | None]
+    address_confirmed_by: Mapped[str | None] = mapped_column(String(128))
+    callback_number: Mapped[str | None] = mapped_column(String(32))
+    """The call-back number the caller gave (E.164), as read (for the dispatcher to confirm)."""
+    callback_at: Mapped[dt.datetime | None]
+    callback_confirmed_by: Mapped[str | None] = mapped_column(String(128))
+    arrest_recognised_at: Mapped[dt.datetime | None]
+    """When the product recognised a cardiac arrest, on the call's clock: the time of the last utterance the
+    classification that first gave the CPR card (or an ESI 1 arrest rule) read."""
+    arrest_rule: Mapped[str | None] = mapped_column(String(64))
+    card_on_screen_at: Mapped[dt.datetime | None]
+    """When a CPR card was first put on the incident (this server's clock)."""
+    dispatcher_arrest: Mapped[bool | None]
+    """The dispatcher's word: an arrest (True), not one (False), or not said (None)."""
+    dispatcher_arrest_at: Mapped[dt.datetime | None]
+    dispatcher_recognised_on_call: Mapped[bool | None]
+    """False when the dispatcher confirms an arrest only after the call (not recognised while it went on)."""
+    first_compression_at: Mapped[dt.datetime | None]
+    """When the call-taker first told the caller to push on the chest (the words, on the call's clock)."""
+
+
+class CallSegment(Base):
+    """A final utterance of a live call, on one track; idempotent by (call, sequence)."""
+
+    __tablename__ = "call_segments"
+    __table_args__ = (UniqueConstraint("incident_id", "sequence", name="uq_call_segments_incident_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), index=True)
+    sequence: Mapped[int]
+    track: Mapped[str] = mapped_column(String(16))
+    """"caller" (Twilio's inbound track) or "call_taker" (the centre's side, Twilio's outbound track)."""
+    text: Mapped[str] = mapped_column(Text)
+    spoken_at: Mapped[dt.datetime]
+    """When it was said, on the call's clock (answered_at + the sender's offset, or Twilio's Timestamp)."""
+    language: Mapped[str | None] = mapped_column(String(16))
+    confidence: Mapped[float | None]
+    received_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    promoted: Mapped[bool] = mapped_column(default=False)
+    """A partial kept as final because the stream ended before its final came."""
+
+
+class CallPartial(Base):
+    """The latest partial (not yet final) result of a live call's track: what is being said now."""
+
+    __tablename__ = "call_partials"
+
+    incident_id: Mapped[str] = mapped_column(ForeignKey("incidents.id"), primary_key=True)
+    track: Mapped[str] = mapped_column(String(16), primary_key=True)
+    sequence: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    spoken_at: Mapped[dt.datetime]
+    received_at: Mapped[dt.datetime] = mapped_column(default=utcnow)

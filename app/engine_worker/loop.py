@@ -38,6 +38,7 @@ from app.redis.queueing import (
     Notice,
     OverloadNotice,
     OverrideNotice,
+    ReplanNotice,
     redis_client,
     settings_heap,
 )
@@ -98,10 +99,18 @@ class _Serving:
     """The incident was closed while served (or found final: another delivery finished it): its request is aborted
     and nothing more is written for it."""
     started_wall: dt.datetime = field(default_factory=utcnow)
+    replan: bool = False
+    """A live call's level rose while it was served: its request is aborted and submitted again with the new
+    transcript, level and card."""
+    replans: int = 0
 
     def is_closed(self) -> bool:
         """Whether the incident was closed by now (a method: the flag changes while the serving awaits)."""
         return self.closed
+
+    def is_replanned(self) -> bool:
+        """Whether a raised level asked for the guidance to be planned again (the flag changes while it awaits)."""
+        return self.replan
 
 
 class EngineWorker:
@@ -191,6 +200,8 @@ class EngineWorker:
                 self.apply_close(incident_id)
             case OverloadNotice(overloaded):
                 self.apply_overload(overloaded)
+            case ReplanNotice(incident_id, esi_level):
+                self.apply_replan(incident_id, esi_level)
 
     def apply_override(self, incident_id: str, esi_level: int) -> bool:
         """Apply an override to an incident this worker serves: submitted with the new level, or re-keyed in the
@@ -204,6 +215,19 @@ class EngineWorker:
                 self.engine.override(incident_id, esi_level)
             except KeyError:
                 return False  # finished meanwhile
+        return True
+
+    def apply_replan(self, incident_id: str, esi_level: int) -> bool:
+        """A live call's level rose: the guidance being written for the lower level is aborted (gone at the engine's
+        next step) and the call submitted again, with the transcript, level and card it has now."""
+        serving = self.serving.get(incident_id)
+        if serving is None or serving.closed:
+            return False
+        serving.item = dataclasses.replace(serving.item, esi_level=esi_level)
+        serving.replan = True
+        if serving.submitted:
+            self.engine.abort(incident_id)
+        log.info("guidance_replanned incident_id=%s esi_level=%d aborted=%s", incident_id, esi_level, serving.submitted)
         return True
 
     def apply_close(self, incident_id: str) -> bool:
@@ -250,13 +274,32 @@ class EngineWorker:
             self.drain.in_service(time.monotonic(), len(self.serving))
 
     async def _serve_incident(self, serving: _Serving) -> None:
-        """Load the incident, stream its guidance from the engine into the database, and record its outcome."""
+        """Load the incident, stream its guidance from the engine into the database, and record its outcome; a live
+        call whose level rose meanwhile is loaded and submitted again (`apply_replan`)."""
+        while True:
+            serving.replan, serving.submitted = False, False
+            if not await self._serve_once(serving) or not serving.is_replanned() or serving.is_closed():
+                return
+            serving.replans += 1
+            # The new reading's facts (card, flags, estimate) are on the heap item the replan re-keyed.
+            fresh = await asyncio.to_thread(self.heap.get, serving.item.incident_id)
+            if fresh is not None and fresh.facts is not None:
+                serving.item = dataclasses.replace(serving.item, facts=fresh.facts)
+
+    async def _serve_once(self, serving: _Serving) -> bool:
+        """One submission of the incident; False when it is over (finished, failed, closed, gone), True when it was
+        aborted to be planned again."""
         incident_id = serving.item.incident_id
         database_url = self.settings.database_url
-        loaded = await asyncio.to_thread(load_incident, database_url, incident_id, serving.item.esi_level, self.prompt)
+        item = serving.item
+        loaded = await asyncio.to_thread(
+            load_incident, database_url, incident_id, item.esi_level, self.prompt, item.facts
+        )
         if loaded is None or serving.closed:  # finished, closed or gone meanwhile
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
-            return
+            return False
+        if serving.is_replanned():  # raised while it loaded: load the new transcript
+            return True
         item = serving.item  # its level as it is now: an override made while the incident loaded included
         request = EngineRequest(
             incident_id,
@@ -273,20 +316,25 @@ class EngineWorker:
             # An earlier delivery's request is still in the engine (its stream given up when the database went away
             # mid-write): handed back uncounted, to be served once that request is done, never failed for it.
             await self._delivery_failed(item, str(error), outage=True)
-            return
+            return False
         except RequestRejectedError as error:
             await asyncio.to_thread(self._fail, item, str(error), queue_wait_s, loaded.accepted_at)
-            return
+            return False
         serving.submitted = True
         tokens, first_token_s = await self._stream_guidance(serving, stream, loaded.prompt_version)
         if serving.is_closed():
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
-            return
+            return False
+        if serving.is_replanned():
+            return True
         timing = self.engine.timings.get(incident_id)
         ttft_s = None if first_token_s is None else max(0.0, first_token_s - handed_s)
         evictions = timing.evictions if timing is not None else 0
-        served = Served(self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions)
+        served = Served(
+            self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions + serving.replans
+        )
         await asyncio.to_thread(self._finish, item, tokens, served, loaded)
+        return False
 
     async def _stream_guidance(
         self, serving: _Serving, stream: AsyncIterator[TokenChunk], prompt_version: str

@@ -73,6 +73,26 @@ def assign_from_triage(incident: Incident, result: TriageResult) -> Card | None:
     return card
 
 
+def switch_on_reading(incident: Incident, result: TriageResult, *, raised: bool, by_hand: bool) -> Card | None:
+    """A live call read again (`app.live.retriage`): the card its words now pick goes on screen at once when the
+    level rose or the new card outranks the one there (an arrest after a fall: the CPR card), unless a dispatcher
+    switched the card by hand (their choice stands). The card put on, None when it stays."""
+    try:
+        library = default_library()
+    except CardError as error:
+        log.error("card_library_unusable incident_id=%s problems=%r", incident.id, str(error))
+        return None
+    picked = card_for(result, library)
+    if picked is None or picked.id == incident.card_id:
+        return None
+    current = incident_card(incident, library) if incident.card_id is not None else None
+    if current is not None and (by_hand or not (raised or picked.priority > current.priority)):
+        return None
+    set_card(incident, picked)
+    log.info("card_switched incident_id=%s card_id=%s raised=%s", incident.id, picked.id, raised)
+    return picked
+
+
 def incident_card(incident: Incident, library: CardLibrary | None = None) -> Card | None:
     """The incident's card as the library holds it, read for this call (a combined card only asks what fits its
     words: `Card.for_call`); None without one, or when the library no longer has it."""

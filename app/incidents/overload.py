@@ -100,12 +100,12 @@ def shed_overdue(settings: Settings, heap: RedisSemanticHeap, now: dt.datetime |
         try:
             written, put_back_level = write_template_guidance(settings, item, decision, now)
         except Exception:
-            heap.push(item.incident_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source)
+            heap.push(item.incident_id, item.esi_level, item.est_remaining_s, item.arrival_us, item.source, item.facts)
             raise
         if written:
             shed.append(item.incident_id)
         elif put_back_level is not None:
-            heap.push(item.incident_id, put_back_level, item.est_remaining_s, item.arrival_us, item.source)
+            heap.push(item.incident_id, put_back_level, item.est_remaining_s, item.arrival_us, item.source, item.facts)
     if shed:
         log.warning("overload: %d call(s) of ESI %d-5 given template guidance", len(shed), settings.shed_min_level)
         try:

@@ -33,11 +33,17 @@ def record_override(session: Session, incident: Incident, esi_level: int, reason
 
 
 def propagate_override(settings: Settings, incident_id: str, esi_level: int) -> str:
-    """After the commit: re-key the incident in the heap and tell the engine workers; where it was."""
+    """After the commit: re-key the incident in the heap and tell the engine workers; where it was, or "unknown"
+    while Redis does not answer (the reconciler re-keys a level that drifted from the database within a pass, and
+    tells the engines then)."""
     if settings.redis_url is None:
         return "not queued"
-    where = settings_heap(settings).override(incident_id, esi_level)
-    publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
+    try:
+        where = settings_heap(settings).override(incident_id, esi_level)
+        publish_override(redis_client(settings.redis_url), settings.queue_prefix, incident_id, esi_level)
+    except redis.exceptions.RedisError as error:
+        log.warning("override incident_id=%s esi_level=%d not propagated: %s", incident_id, esi_level, error)
+        return "unknown"
     return where
 
 

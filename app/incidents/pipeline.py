@@ -39,10 +39,10 @@ from app.incidents.complaint import complaint_from_evidence, first_sentence
 from app.incidents.duplicates import callback_of, flag_possible_duplicate
 from app.incidents.overload import shed_overdue
 from app.intake.schemas import IntakeMessage
-from app.redis.queueing import handed, publish_closed
+from app.redis.queueing import handed, publish_closed, publish_override
 from app.settings import Settings, get_settings
 from scheduler.cost_model import estimate_remaining_s
-from scheduler.redis_heap import RedisSemanticHeap
+from scheduler.redis_heap import CallFacts, HeapItem, RedisSemanticHeap
 from triage_models.llm import LLM_PROMPT_VERSION
 from triage_models.pipeline import Triager
 from triage_models.result import TriageResult
@@ -147,6 +147,20 @@ def arrival_us(incident: Incident) -> int:
     return int(incident.accepted_at.timestamp() * 1_000_000)
 
 
+def call_facts(incident: Incident) -> CallFacts:
+    """What the engine needs of a classified incident besides its words, for its heap item (and lease): the rules
+    its latest classification fired, its card, its language, its answer-length estimate."""
+    classification = incident.classifications[-1] if incident.classifications else None
+    flags = tuple(str(item.get("rule_id")) for item in classification.evidence) if classification else ()
+    return CallFacts(
+        flags=flags,
+        card_id=incident.card_id,
+        card_language=incident.card_language,
+        language=incident.language or "en",
+        predicted_output_tokens=incident.predicted_output_tokens or 0,
+    )
+
+
 _triagers: dict[tuple[str, str], tuple[tuple[int, int] | None, Triager]] = {}
 """(model directory, triage backend) -> (the stamp of its `meta.json` when loaded, the triager)."""
 _triagers_lock = threading.Lock()
@@ -217,9 +231,10 @@ def classify_incident(settings: Settings, heap: RedisSemanticHeap, incident_id: 
             incident.guidance_state = GuidanceState.QUEUED.value
             incident.queued_at = utcnow()
         level, text, source = incident.esi_level, incident.text, incident.source
-        tokens, arrival = incident.predicted_output_tokens or 0, arrival_us(incident)
+        tokens, arrival, facts = incident.predicted_output_tokens or 0, arrival_us(incident), call_facts(incident)
     assert level is not None
-    heap.push(incident_id, level, incident_remaining_s(settings, heap.client, text, tokens), arrival, source)
+    estimate = incident_remaining_s(settings, heap.client, text, tokens)
+    heap.push(incident_id, level, estimate, arrival, source, facts)
     # An override committed while we classified: its re-key may have found nothing in the heap yet.
     with session_scope(settings.database_url) as session:
         current = session.scalar(select(Incident.esi_level).where(Incident.id == incident_id))
@@ -290,7 +305,7 @@ def reconcile(
     missing from the heap."""
     now = now or utcnow()
     stale_before = now - dt.timedelta(seconds=settings.outbox_redeliver_s)
-    counts = {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": heap.requeue_expired()}
+    counts = {"republished": 0, "requeued": 0, "in_broker": 0, "rekeyed": 0, "expired_leases": heap.requeue_expired()}
     with session_scope(settings.database_url) as session:
         rows = session.execute(
             select(Outbox, Incident.classified_at).join(Incident).where(Outbox.done_at.is_(None))
@@ -316,10 +331,9 @@ def reconcile(
             outbox.attempts += 1
             counts["republished"] += 1
     if classified:
-        pipe = heap.client.pipeline(transaction=False)
-        for incident_id in classified:
-            pipe.hexists(heap.keys[2], incident_id)
-        missing = [incident_id for incident_id, there in zip(classified, pipe.execute(), strict=True) if not there]
+        in_heap = heap.items(classified)
+        counts["rekeyed"] = rekey_drifted(settings, heap, in_heap)
+        missing = [incident_id for incident_id in classified if incident_id not in in_heap]
         # Read the state after seeing the heap: an engine worker commits "done" before it acks the heap.
         served_since = now - dt.timedelta(seconds=settings.engine_lease_s)
         with session_scope(settings.database_url) as session:
@@ -331,9 +345,28 @@ def reconcile(
                 estimate = incident_remaining_s(
                     settings, heap.client, incident.text, incident.predicted_output_tokens or 0
                 )
-                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source):
+                facts = call_facts(incident)
+                if heap.push(incident.id, incident.esi_level, estimate, arrival_us(incident), incident.source, facts):
                     counts["requeued"] += 1
     return counts
+
+
+def rekey_drifted(settings: Settings, heap: RedisSemanticHeap, in_heap: dict[str, HeapItem]) -> int:
+    """Re-key every call whose level in the heap is not the database's (an override or a raised live reading whose
+    propagation failed with Redis away), and tell the engine workers; how many."""
+    if not in_heap:
+        return 0
+    with session_scope(settings.database_url) as session:
+        rows = session.execute(select(Incident.id, Incident.esi_level).where(Incident.id.in_(list(in_heap))))
+        levels = {incident_id: level for incident_id, level in rows}
+    drifted = {
+        incident_id: level for incident_id, level in levels.items() if level and level != in_heap[incident_id].esi_level
+    }
+    for incident_id, level in drifted.items():
+        where = heap.override(incident_id, level)
+        publish_override(heap.client, heap.prefix, incident_id, level)
+        log.info("level_rekeyed incident_id=%s esi_level=%d heap=%s by=reconciler", incident_id, level, where)
+    return len(drifted)
 
 
 def drop_closed(settings: Settings, heap: RedisSemanticHeap) -> list[str]:
@@ -357,15 +390,21 @@ def drop_closed(settings: Settings, heap: RedisSemanticHeap) -> list[str]:
     return closed
 
 
-def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publish: Callable[[str], Any]) -> None:
+def run_reconciler(
+    settings: Settings,
+    heap: RedisSemanticHeap,
+    stop: Any,
+    publish: Callable[[str], Any],
+    live_sweep: Callable[[], Any] | None = None,
+) -> None:
     """Reconcile, then give template guidance to calls the queue would make miss their deadline
-    (`app.incidents.overload`), every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are
-    logged."""
+    (`app.incidents.overload`), then sweep live calls (`live_sweep`: silent streams ended, unread words handed
+    over), every `reconcile_interval_s` until `stop` (a threading.Event) is set; errors are logged."""
     while not stop.wait(settings.reconcile_interval_s):
         started = time.monotonic()
         try:
             counts = reconcile(settings, heap, publish)
-            if counts["republished"] or counts["requeued"] or counts["expired_leases"]:
+            if counts["republished"] or counts["requeued"] or counts["expired_leases"] or counts["rekeyed"]:
                 log.info("reconcile: %s in %.2fs", counts, time.monotonic() - started)
             drop_closed(settings, heap)
         # Redis or the database away for a moment, or anything else: the reconciler thread must outlive it.
@@ -375,3 +414,8 @@ def run_reconciler(settings: Settings, heap: RedisSemanticHeap, stop: Any, publi
             shed_overdue(settings, heap)
         except Exception as error:
             log.warning("overload sweep failed: %s", error)
+        if live_sweep is not None:
+            try:
+                live_sweep()
+            except Exception as error:
+                log.warning("live sweep failed: %s", error)

@@ -21,6 +21,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_INTAKE_LIMIT = "120/minute;30/10 seconds"
 """Per source: 2 calls a second sustained, bursts of 30 in 10 s (docs/intake.md#per-source-limits says why)."""
+DEFAULT_LIVE_CALL_LIMIT = "600/minute;120/10 seconds"
+"""Per live call: its events (final utterances and partials of both tracks) at up to 10 a second sustained, 12 in a
+10 s burst; a real call sends one to three utterances a second and a few partials each (docs/intake.md#live-calls)."""
 REFUSALS_SEEN = RateLimitItemPerMinute(100_000)
 """A window that never refuses, counting each source's refusals of the last minute (what the banner shows)."""
 

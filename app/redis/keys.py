@@ -10,6 +10,10 @@ __all__ = [
     "handed",
     "heap_keys",
     "intake_limits_prefix",
+    "live_dirty",
+    "live_known_call",
+    "live_limits_prefix",
+    "live_scheduled",
     "metrics_engine",
     "metrics_histogram",
     "override_channel",
@@ -48,7 +52,8 @@ def worker_heartbeat_pattern(prefix: str) -> str:
 
 def override_channel(prefix: str) -> str:
     """`<prefix>:overrides`: the pub/sub channel of notices to every engine worker, one per message:
-    `override <incident id> <ESI level>`, `closed <incident id>` and `overload on|off` (`queueing.parse_notice`)."""
+    `override <incident id> <ESI level>`, `replan <incident id> <ESI level>` (a live call's level rose),
+    `closed <incident id>` and `overload on|off` (`queueing.parse_notice`)."""
     return f"{prefix}:overrides"
 
 
@@ -80,3 +85,23 @@ def signin_client(prefix: str, client_digest: str) -> str:
 def intake_limits_prefix(prefix: str) -> str:
     """`<prefix>:intake:limits`: the `limits` library's per-source counters live under this key prefix."""
     return f"{prefix}:intake:limits"
+
+
+def live_limits_prefix(prefix: str) -> str:
+    """`<prefix>:live:limits`: the `limits` library's per-call counters of live calls."""
+    return f"{prefix}:live:limits"
+
+
+def live_known_call(prefix: str, source: str, call_id: str) -> str:
+    """`<prefix>:live:call:<source>:<call id>`: the call was counted once against its source's limit."""
+    return f"{prefix}:live:call:{source}:{call_id}"
+
+
+def live_dirty(prefix: str, incident_id: str) -> str:
+    """`<prefix>:live:dirty:<incident id>`: the live call has final words its latest classification did not read."""
+    return f"{prefix}:live:dirty:{incident_id}"
+
+
+def live_scheduled(prefix: str, incident_id: str) -> str:
+    """`<prefix>:live:scheduled:<incident id>`: a re-triage task for the call is queued or running (one at a time)."""
+    return f"{prefix}:live:scheduled:{incident_id}"

@@ -81,7 +81,16 @@ class OverloadNotice:
     overloaded: bool
 
 
-Notice = OverrideNotice | ClosedNotice | OverloadNotice
+@dataclass(frozen=True, slots=True)
+class ReplanNotice:
+    """A live call's reading raised its level: the engine worker serving it aborts the guidance it is writing and
+    submits it again with the new transcript, level and card."""
+
+    incident_id: str
+    esi_level: int
+
+
+Notice = OverrideNotice | ClosedNotice | OverloadNotice | ReplanNotice
 
 
 class MalformedNoticeError(ValueError):
@@ -98,6 +107,11 @@ def publish_closed(client: Any, prefix: str, incident_id: str) -> None:
     client.publish(keys.override_channel(prefix), f"closed {incident_id}")
 
 
+def publish_replan(client: Any, prefix: str, incident_id: str, esi_level: int) -> None:
+    """Tell every engine worker: this live call's level rose (the one serving it starts its guidance again)."""
+    client.publish(keys.override_channel(prefix), f"replan {incident_id} {esi_level}")
+
+
 def publish_overload(client: Any, prefix: str, overloaded: bool) -> None:
     """Tell every engine worker the overload mode changed (each also reads it from the heap as it beats)."""
     client.publish(keys.override_channel(prefix), f"overload {'on' if overloaded else 'off'}")
@@ -109,6 +123,8 @@ def parse_notice(message: str | bytes) -> Notice:
     match text.split():
         case ["override", incident_id, level] if level.isdigit():
             return OverrideNotice(incident_id, int(level))
+        case ["replan", incident_id, level] if level.isdigit():
+            return ReplanNotice(incident_id, int(level))
         case ["closed", incident_id]:
             return ClosedNotice(incident_id)
         case ["overload", ("on" | "off") as mode]:

@@ -131,6 +131,12 @@ class IntakeMetrics:
         self.accepted = Counter("triage_intake_accepted", "Messages accepted", ["source"], registry=registry)
         self.duplicates = Counter("triage_intake_duplicates", "Webhook ids seen again", ["source"], registry=registry)
         self.rejected = Counter("triage_intake_rejected", "Messages refused", ["reason"], registry=registry)
+        self.live_events = Counter(
+            "triage_live_events",
+            "Live-call events stored or seen again",
+            ["source", "outcome"],
+            registry=registry,
+        )
         self.refused = Counter(
             "triage_intake_source_refused",
             "Authenticated calls refused because of their source: over its limit (429) or suspended (503)",

@@ -51,3 +51,10 @@ def try_hand_over(incident_id: str, text: str | None = None) -> None:
         publish_classify(incident_id, text)
     except Exception as error:
         log.warning("could not hand %s to the workers yet: %s", incident_id, error)
+
+
+def publish_retriage(incident_id: str) -> None:
+    """Send the `retriage_live` task for a live call with new words (urgent: the words of a call in progress)."""
+    from app.worker.tasks import retriage_live
+
+    retriage_live.apply_async(args=[incident_id], retry=False, priority=URGENT_PRIORITY)

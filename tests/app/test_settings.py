@@ -163,9 +163,24 @@ def test_the_documented_demo_secret_is_the_placeholder_the_settings_use() -> Non
 def test_an_intake_limit_limits_cannot_read_or_of_an_unknown_source_is_refused() -> None:
     with pytest.raises(ValidationError, match="intake limit of source 'cad'"):
         Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"cad": "lots"})
-    with pytest.raises(ValidationError, match="TRIAGE_INTAKE_LIMITS names sources TRIAGE_WEBHOOK_SECRETS lacks: pager"):
+    with pytest.raises(
+        ValidationError,
+        match="names sources neither TRIAGE_WEBHOOK_SECRETS nor TRIAGE_TWILIO_AUTH_TOKENS has: pager",
+    ):
         Settings(webhook_secrets={"cad": [PLACEHOLDER_SECRET]}, intake_limits={"pager": "10/minute"})
     assert Settings().intake_limit == "120/minute;30/10 seconds"
+    twilio = Settings(twilio_auth_tokens={"phones": "t" * 32}, intake_limits={"phones": "10/minute"})
+    assert twilio.intake_limits == {"phones": "10/minute"}
+
+
+def test_a_live_call_limit_or_a_twilio_token_that_cannot_be_used_is_refused() -> None:
+    with pytest.raises(ValidationError, match="intake limit of source '\\(TRIAGE_LIVE_CALL_LIMIT\\)'"):
+        Settings(live_call_limit="lots")
+    with pytest.raises(ValidationError, match="TRIAGE_TWILIO_AUTH_TOKENS\\['phones'\\]: an Auth Token has at least"):
+        Settings(twilio_auth_tokens={"phones": "short"})
+    with pytest.raises(ValidationError, match="twilio_public_url"):
+        Settings(twilio_public_url="https://dispatch.example.org/path")
+    assert Settings().live_call_limit == "600/minute;120/10 seconds"
 
 
 @pytest.mark.parametrize(

@@ -94,11 +94,22 @@ class FakeHeap:
 
     def __init__(self) -> None:
         self.pushed: list[tuple[str, int]] = []
+        self.facts: list[object] = []
+        """The call facts each push carried (`scheduler.redis_heap.CallFacts`)."""
         self.client = None
         """No Redis: the pipeline scores calls with the configured cost model (no engine has published one)."""
 
-    def push(self, incident_id: str, esi_level: int, remaining_s: float, arrival_us: int, source: str = "") -> bool:
+    def push(
+        self,
+        incident_id: str,
+        esi_level: int,
+        remaining_s: float,
+        arrival_us: int,
+        source: str = "",
+        facts: object = None,
+    ) -> bool:
         self.pushed.append((incident_id, esi_level))
+        self.facts.append(facts)
         return True
 
     def rekey(self, incident_id: str, esi_level: int) -> str:

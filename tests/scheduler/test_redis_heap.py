@@ -301,3 +301,18 @@ def test_the_snapshot_order_is_the_order_pops_take_with_several_sources(
                 shared.release(leased[0].incident_id, "w")
     expected = shared.waiting_ids()
     assert pop_all(shared) == expected
+
+
+def test_the_lease_carries_the_call_s_facts_and_a_new_reading_replaces_them(heap: RedisSemanticHeap) -> None:
+    from scheduler.redis_heap import CallFacts
+
+    first = CallFacts(flags=(), card_id=None, card_language=None, language="es", predicted_output_tokens=90)
+    heap.push("a", 3, 5.0, 1, "cad", first)
+    assert heap.get("a") is not None and heap.get("a").facts == first  # type: ignore[union-attr]
+    raised = CallFacts(("A-NOT-BREATHING",), "cpr-adult", "es", "es", 120)
+    assert heap.override("a", 1, 6.0, raised) == "waiting"
+    leased = heap.pop_lease("engine-1", 30.0)
+    assert leased is not None and (leased.esi_level, leased.facts) == (1, raised)
+    assert heap.override("a", 1) == "leased" and heap.get("a").facts == raised  # type: ignore[union-attr]
+    heap.push("b", 4, 5.0, 2)
+    assert heap.get("b").facts is None  # type: ignore[union-attr]

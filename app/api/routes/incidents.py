@@ -90,14 +90,17 @@ def list_incidents(
     limit: int = 100,
     q: Annotated[str | None, Query(description="words, an address or a call-back number; newest first")] = None,
     since_hours: Annotated[float, Query(gt=0, le=24 * 31, description="with q: how far back")] = RECENT_HOURS,
+    call_id: str | None = None,
 ) -> IncidentList:
     """Incidents, most urgent first (unclassified ones last), then by arrival; with `q`, the calls of the last
-    `since_hours` (closed ones included) that match it, newest first."""
+    `since_hours` (closed ones included) that match it, newest first; `call_id`: the call's incident."""
     if q is not None:
         since = utcnow() - dt.timedelta(hours=since_hours)
         found = recent_calls(session, q, since, max(1, min(limit, 1000)))
         return IncidentList(incidents=[summary(incident) for incident in found])
     query = select(Incident)
+    if call_id is not None:
+        query = query.where(Incident.call_id == call_id)
     if status == "open":
         query = query.where(Incident.status != IncidentStatus.CLOSED.value)
     elif status != "all":

@@ -72,9 +72,15 @@ def test_it_requeues_what_redis_lost_but_not_what_an_engine_serves_or_finished(
     assert published == ["unclassified-stale"]  # a fresh one was handed over by intake a moment ago
     assert sorted(heap.waiting_ids()) == ["lost-queued", "served-by-a-dead-worker"]
     assert [item.source for item in heap.snapshot()[0]] == ["cad", "cad"]  # fair share knows whose they are
-    assert counts == {"republished": 1, "requeued": 2, "in_broker": 0, "expired_leases": 0}
+    assert counts == {"republished": 1, "requeued": 2, "in_broker": 0, "rekeyed": 0, "expired_leases": 0}
     again = reconcile(settings, heap, publish=published.append)
-    assert again == {"republished": 0, "requeued": 0, "in_broker": 0, "expired_leases": 0}  # published_at is fresh
+    assert again == {
+        "republished": 0,
+        "requeued": 0,
+        "in_broker": 0,
+        "rekeyed": 0,
+        "expired_leases": 0,
+    }  # published_at is fresh
 
 
 def test_a_broker_outage_leaves_the_outbox_entry_for_the_next_pass(setup: tuple[Settings, RedisSemanticHeap]) -> None:
@@ -106,3 +112,34 @@ def test_a_stale_message_whose_task_is_still_in_the_broker_is_not_sent_again(
     later = utcnow() + dt.timedelta(seconds=31)
     assert reconcile(settings, heap, publish=published.append, now=later)["republished"] == 2
     assert published == ["lost-by-the-broker", "behind-a-backlog", "lost-by-the-broker"]
+
+
+def test_a_level_that_drifted_from_the_database_is_rekeyed_and_the_engines_told(
+    setup: tuple[Settings, RedisSemanticHeap],
+) -> None:
+    from app.auth.accounts import Principal
+    from app.db.models import Role
+    from app.incidents import actions
+    from app.incidents.overrides import propagate_override
+    from app.redis import keys
+
+    settings, heap = setup
+    add(settings, "drifted", "queued", 4, None, 5)
+    add(settings, "steady", "queued", 3, None, 4)
+    heap.push("drifted", 4, 5.0, 1, "cad")
+    heap.push("steady", 3, 5.0, 2, "cad")
+    with session_scope(settings.database_url) as session:
+        actions.override(session, "drifted", Principal("dana", Role.DISPATCHER), 1, "not breathing")
+    # The override committed, Redis away when it was propagated: said so, nothing raised.
+    away = settings.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"})
+    assert propagate_override(away, "drifted", 1) == "unknown"
+    assert heap.get("drifted").esi_level == 4  # type: ignore[union-attr]
+    listener = heap.client.pubsub(ignore_subscribe_messages=True)
+    listener.subscribe(keys.override_channel(settings.queue_prefix))
+    counts = reconcile(settings, heap, lambda incident_id: None)
+    assert counts["rekeyed"] == 1
+    assert [item.incident_id for item in heap.snapshot()[0]] == ["drifted", "steady"]
+    assert heap.get("drifted").esi_level == 1  # type: ignore[union-attr]
+    notices = [listener.get_message(timeout=1) for _ in range(3)]
+    assert [notice["data"] for notice in notices if notice is not None] == [b"override drifted 1"]
+    assert reconcile(settings, heap, lambda incident_id: None)["rekeyed"] == 0

@@ -65,6 +65,7 @@ def test_an_unclassifiable_message_is_closed_for_review_and_never_handed_over_ag
         "republished": 0,
         "requeued": 0,
         "in_broker": 0,
+        "rekeyed": 0,
         "expired_leases": 0,
     }
     assert published == []

@@ -1,0 +1,131 @@
+"""Who may send a live call's event now: a source's limit counts its calls (the first event of each), a call's own
+limit counts its events. A busy evening of many calls is never refused; a runaway stream is, alone."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from limits import RateLimitItem
+from limits.storage import MemoryStorage, RedisStorage, Storage
+from limits.strategies import MovingWindowRateLimiter
+
+from app.intake.limits import LimitRefusal, SourceLimits, parse_limit
+from app.redis import keys
+
+log = logging.getLogger(__name__)
+
+KNOWN_CALL_TTL_S = 4 * 3600
+"""A call counted against its source is remembered this long (longer than any call)."""
+LOCAL_KNOWN_CALLS = 50_000
+"""Calls this process remembers having counted, so most events need no Redis read for it."""
+
+
+class CallRefusal(LimitRefusal):
+    """An event refused because its call is over the per-call limit."""
+
+    @property
+    def reason(self) -> str:
+        return (
+            f"call {self.source!r} is over its event limit ({self.limit}): nothing was stored; send the same event "
+            f"again after {self.retry_after_s} s"
+        )
+
+
+class LiveAdmission:
+    """Counts each new call once against its source (`SourceLimits`, shared with the message webhook) and each event
+    against its call's own windows (one moving-window hit per window)."""
+
+    def __init__(
+        self,
+        source_limits: SourceLimits,
+        call_limit: str,
+        redis_client: Any | None,
+        prefix: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.source_limits = source_limits
+        self.windows = parse_limit("(live call)", call_limit)
+        self.describe = ", ".join(str(item) for item in self.windows)
+        self._client = redis_client
+        self._prefix = prefix
+        self._clock = clock
+        storage: Storage = MemoryStorage()
+        if redis_client is not None:
+            storage = RedisStorage(
+                "redis://", connection_pool=redis_client.connection_pool, key_prefix=keys.live_limits_prefix(prefix)
+            )
+        self._shared = MovingWindowRateLimiter(storage)
+        self._local = MovingWindowRateLimiter(MemoryStorage())
+        self._known: collections.OrderedDict[tuple[str, str], None] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def admit(self, source: str, call_id: str) -> LimitRefusal | None:
+        """None if the event may be stored; else why not, and when to send it again."""
+        if not self._counted(source, call_id):
+            refusal = self.source_limits.hit(source)
+            if refusal is not None:
+                self._forget(source, call_id)
+                return refusal
+        return self._hit_call(source, call_id)
+
+    def _counted(self, source: str, call_id: str) -> bool:
+        """Whether the call was counted against its source already (here, or by another web process)."""
+        key = (source, call_id)
+        with self._lock:
+            if key in self._known:
+                self._known.move_to_end(key)
+                return True
+            self._known[key] = None
+            while len(self._known) > LOCAL_KNOWN_CALLS:
+                self._known.popitem(last=False)
+        if self._client is None:
+            return False
+        try:
+            first = self._client.set(
+                keys.live_known_call(self._prefix, source, call_id), "1", nx=True, ex=KNOWN_CALL_TTL_S
+            )
+        except redis.RedisError as error:
+            log.warning("live_admission=memory reason=%s", type(error).__name__)
+            return False
+        return not first
+
+    def _forget(self, source: str, call_id: str) -> None:
+        """A refused new call was not counted: its retry is a new call again."""
+        with self._lock:
+            self._known.pop((source, call_id), None)
+        if self._client is not None:
+            # Should Redis not answer, the mark expires; the retry is then admitted as a call already counted.
+            with contextlib.suppress(redis.RedisError):
+                self._client.delete(keys.live_known_call(self._prefix, source, call_id))
+
+    def _hit_call(self, source: str, call_id: str) -> LimitRefusal | None:
+        identity = f"{source}|{call_id}"
+        for item in self.windows:
+            if not self._run(functools.partial(_hit, item=item, identity=identity)):
+                stats = self._run(functools.partial(_stats, item=item, identity=identity))
+                return CallRefusal(call_id, str(item), max(1, math.floor(stats.reset_time - self._clock()) + 1))
+        return None
+
+    def _run(self, step: Callable[[MovingWindowRateLimiter], Any]) -> Any:
+        try:
+            return step(self._shared)
+        except redis.RedisError as error:
+            log.warning("live_limits=memory reason=%s", type(error).__name__)
+            return step(self._local)
+
+
+def _hit(limiter: MovingWindowRateLimiter, item: RateLimitItem, identity: str) -> bool:
+    return bool(limiter.hit(item, identity))
+
+
+def _stats(limiter: MovingWindowRateLimiter, item: RateLimitItem, identity: str) -> Any:
+    return limiter.get_window_stats(item, identity)

@@ -1,0 +1,97 @@
+"""Handing live calls to triage as their words arrive, coalesced: each new final utterance marks its call dirty, and
+a re-triage task is sent only when none is queued or running for the call; the task reads the call again for as
+long as words came in while it classified. Then the queue follows the reading: a first reading queues the
+guidance, a raised level re-keys the call in the heap at once and tells the engine serving it to start again."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from app.db.models import Incident
+from app.db.session import session_scope
+from app.incidents.pipeline import arrival_us, call_facts, incident_remaining_s, triager_for
+from app.live.retriage import Change, read_again
+from app.redis import keys
+from app.redis.queueing import publish_replan
+from app.settings import Settings
+from scheduler.redis_heap import RedisSemanticHeap
+
+log = logging.getLogger(__name__)
+
+SCHEDULED_TTL_S = 120
+"""A re-triage task's mark outlives a worker that died holding it this long at most (the reconciler then sends
+another)."""
+MAX_ROUNDS = 50
+"""Readings one task makes at most before handing the call to a fresh task (a call never monopolises a worker)."""
+
+
+def request_retriage(client: Any, prefix: str, incident_ids: Iterable[str], publish: Callable[[str], None]) -> int:
+    """Mark the calls dirty and send a re-triage task for each that has none; how many were sent."""
+    ids = list(dict.fromkeys(incident_ids))
+    if not ids:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    for incident_id in ids:
+        pipe.set(keys.live_dirty(prefix, incident_id), "1", ex=SCHEDULED_TTL_S * 10)
+        pipe.set(keys.live_scheduled(prefix, incident_id), "1", nx=True, ex=SCHEDULED_TTL_S)
+    answers = pipe.execute()
+    sent = 0
+    for incident_id, scheduled in zip(ids, answers[1::2], strict=True):
+        if not scheduled:
+            continue  # a task is queued or running: it reads the new words before it ends
+        try:
+            publish(incident_id)
+            sent += 1
+        except Exception as error:  # the broker away: the mark goes, the reconciler sends it later
+            client.delete(keys.live_scheduled(prefix, incident_id))
+            log.warning("live_retriage incident_id=%s not handed over: %s", incident_id, error)
+    return sent
+
+
+def run_retriage(settings: Settings, heap: RedisSemanticHeap, incident_id: str) -> str:
+    """The re-triage task's body: read the call again while it is dirty, then let go of its mark (and take it back
+    if words came in at that moment). What it did."""
+    client, prefix = heap.client, heap.prefix
+    dirty, scheduled = keys.live_dirty(prefix, incident_id), keys.live_scheduled(prefix, incident_id)
+    triager = triager_for(str(settings.model_dir) if settings.model_dir else None)
+    readings = 0
+    while readings < MAX_ROUNDS:
+        client.delete(dirty)
+        client.expire(scheduled, SCHEDULED_TTL_S)
+        change, seen = read_again(settings.database_url, incident_id, triager.classify)
+        readings += seen is not None
+        if change is not None:
+            follow_in_queue(settings, heap, incident_id, change)
+        if client.exists(dirty):
+            continue
+        client.delete(scheduled)
+        if not client.exists(dirty) or not client.set(scheduled, "1", nx=True, ex=SCHEDULED_TTL_S):
+            break
+    return f"read {readings} times"
+
+
+def follow_in_queue(settings: Settings, heap: RedisSemanticHeap, incident_id: str, change: Change) -> str:
+    """After a reading's commit: queue the call's guidance, or re-key it and restart its generation; where it was."""
+    with session_scope(settings.database_url) as session:
+        incident = session.get(Incident, incident_id)
+        if incident is None or incident.esi_level is None:
+            return "absent"
+        level, text, source = incident.esi_level, incident.text, incident.source
+        tokens, arrival, facts = incident.predicted_output_tokens or 0, arrival_us(incident), call_facts(incident)
+    estimate = incident_remaining_s(settings, heap.client, text, tokens)
+    if (change.first or change.requeue) and heap.push(incident_id, level, estimate, arrival, source, facts):
+        return "queued"
+    if not (change.raised or change.first or change.requeue):
+        return "unchanged"
+    try:
+        where = heap.override(incident_id, level, estimate, facts)
+        publish_replan(heap.client, heap.prefix, incident_id, level)
+    except RedisError as error:  # the reconciler re-keys a level that drifted from the database
+        log.warning("live_rekey incident_id=%s not propagated: %s", incident_id, error)
+        return "unknown"
+    log.info("live_rekey incident_id=%s esi_level=%d heap=%s", incident_id, level, where)
+    return where
