@@ -2,7 +2,7 @@
 lower reading offered, the telecommunicator-CPR times), its final utterances and each track's latest partial
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-11-28 06:00:00.000000
 """
 
