@@ -62,6 +62,10 @@ JOINED = {
     ("heart", "attach"): "heart attack",
     ("not", "breeding"): "not breathing",
     ("sobre", "dosis"): "sobredosis",
+    **{
+        (aux, "no"): aux.replace("'", "")[:-1] + "'t know"
+        for aux in ("dont", "don't", "didnt", "didn't", "doesnt", "doesn't")
+    },
 }
 """Two-word mishearings of one red-flag word (speech-to-text splits or swaps them)."""
 RED_FLAG_WORDS = {

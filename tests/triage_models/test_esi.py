@@ -42,7 +42,7 @@ def test_the_model_alone_can_decide_b() -> None:
 
 
 def test_the_model_alone_needs_the_higher_threshold_and_a_person_to_look() -> None:
-    calm = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [], (), COUNTING)
+    calm = decide(p(0.05, 0.3, 0.6, 0.05, 0.0), [], (), COUNTING, recognised=True)
     assert (calm.esi_level, calm.decision_point, calm.needs_review) == (5, DecisionPoint.C, False)
     alone = decide(p(0.1, 0.6, 0.3, 0.0, 0.0), [], (), COUNTING)
     assert (alone.esi_level, alone.decision_point, alone.needs_review) == (2, DecisionPoint.B, True)
@@ -58,7 +58,22 @@ def test_step_c_counts_resources_as_the_handbook_does() -> None:
     probabilities = p(0.0, 0.0, 0.05, 0.05, 0.9)  # the model would say 5
     assert decide(probabilities, [], predict_resources("sprained ankle, needs an x-ray"), COUNTING).esi_level == 4
     assert decide(probabilities, [], predict_resources("belly pain, needs labs and a CT"), COUNTING).esi_level == 3
-    assert decide(p(0.0, 0.0, 0.8, 0.02, 0.18), [], (), COUNTING).esi_level == 5
+    assert decide(p(0.0, 0.0, 0.8, 0.02, 0.18), [], (), COUNTING, recognised=True).esi_level == 5
+
+
+def test_a_calm_level_needs_a_reason_in_the_call_or_is_esi_3_for_review() -> None:
+    calm = p(0.0, 0.0, 0.05, 0.15, 0.8)
+    unread = decide(calm, [], (), COUNTING)
+    assert (unread.esi_level, unread.decision_point, unread.needs_review, unread.review_reason) == (
+        3,
+        DecisionPoint.C,
+        True,
+        "ESI 5 by decision point C, but no complaint or resource in the call says so: took ESI 3",
+    )
+    assert decide(calm, [], (), COUNTING, recognised=True).esi_level == 5
+    assert decide(calm, [], predict_resources("sprained ankle, needs an x-ray"), COUNTING).esi_level == 4
+    ride = decide(calm, [], (), COUNTING, non_medical=True)
+    assert (ride.esi_level, ride.non_medical, ride.needs_review) == (5, True, False)
 
 
 def test_a_call_triage_cannot_read_is_never_calmer_than_two() -> None:
@@ -95,14 +110,14 @@ def test_danger_zone_vitals_raise_a_three_to_two_at_d() -> None:
     assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [advisory], (), POLICY).decision_point is DecisionPoint.D
     assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [advisory], (), POLICY).esi_level == 2
     assert decide(p(0.0, 0.12, 0.8, 0.08, 0.0), [], (), POLICY).esi_level == 3
-    assert decide(p(0.0, 0.05, 0.2, 0.75, 0.0), [advisory], (), POLICY).esi_level == 4  # D applies to a 3 only
+    assert decide(p(0.0, 0.05, 0.2, 0.75, 0.0), [advisory], (), POLICY, recognised=True).esi_level == 4  # D: a 3 only
 
 
 def test_two_close_levels_take_the_more_urgent_and_ask_for_review() -> None:
     decision = decide(p(0.0, 0.0, 0.4, 0.45, 0.15), [], (), POLICY)
     assert (decision.esi_level, decision.needs_review) == (3, True)
     assert decision.review_reason == "ESI 3 vs 4 too close to call (P 0.40 vs 0.45): took ESI 3"
-    clear = decide(p(0.0, 0.0, 0.1, 0.8, 0.1), [], (), POLICY)
+    clear = decide(p(0.0, 0.0, 0.1, 0.8, 0.1), [], (), POLICY, recognised=True)
     assert (clear.esi_level, clear.needs_review, clear.review_reason) == (4, False, "")
 
 
@@ -126,7 +141,7 @@ def test_tuning_finds_the_threshold_that_catches_the_urgent_case_without_over_tr
     cases = [
         TuningCase(p(0.0, 0.2, 0.8, 0.0, 0.0), vitals, (), 2, "vignettes"),
         TuningCase(p(0.0, 0.02, 0.9, 0.08, 0.0), (), (), 3, "vignettes"),
-        TuningCase(p(0.0, 0.0, 0.1, 0.9, 0.0), (), (), 4, "records"),
+        TuningCase(p(0.0, 0.0, 0.1, 0.9, 0.0), (), (), 4, "records", recognised=True),
         TuningCase(p(0.0, 0.3, 0.7, 0.0, 0.0), vitals, (), 2, "records"),
     ]
     policy = tune_policy(cases)

@@ -60,9 +60,9 @@ FIRES: dict[str, list[str]] = {
     ],
     "A-SHOCK": [
         "he's cold and clammy and grey",
-        "she's pale, sweaty and really cold",
         "está pálido, frío y sudoroso",
     ],
+    "A-SHOCK-SKIN": ["she's pale, sweaty and really cold", "se puso pálida, suda y está helada"],
     "A-UNRESPONSIVE": ["she won't respond to anything", "he is unconscious", "no reacciona a nada"],
 }
 

@@ -62,7 +62,7 @@ def test_the_shipped_model_is_current_and_loads_without_training(
     model = store.load_or_train_default(tmp_path / "empty-serving-dir")
     assert model.meta["rules_version"] == RULES_VERSION
     assert model.meta["resources_version"] == RESOURCES_VERSION
-    assert set(model.meta["n_by_source"]) == {"esi", "generated", "ktas"}
+    assert set(model.meta["n_by_source"]) == {"corpus", "esi", "generated", "ktas"}
     assert Triager(model).classify("my husband collapsed, he is not breathing").esi_level == 1
     size = sum(path.stat().st_size for path in store.SHIPPED_MODEL_DIR.iterdir())
     assert size < 4_000_000

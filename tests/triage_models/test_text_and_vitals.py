@@ -1,10 +1,10 @@
-"""Tests for message cleaning, negation scope and vital-sign reading."""
+"""Tests for message cleaning and vital-sign reading (negation scope: test_context.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from triage_models.text import InvalidMessageError, coerce_text, is_negated, truncate
+from triage_models.text import InvalidMessageError, coerce_text, truncate
 from triage_models.vitals import extract_vitals
 
 
@@ -22,21 +22,6 @@ def test_control_characters_are_dropped_and_long_text_is_truncated() -> None:
     assert coerce_text("a\x07b") == "a b"
     text, cut = truncate("x" * 100_000, 8_000)
     assert (len(text), cut) == (8_000, True)
-
-
-@pytest.mark.parametrize(
-    ("text", "phrase", "negated"),
-    [
-        ("denies chest pain", "chest pain", True),
-        ("no chest pain", "chest pain", True),
-        ("patient has chest pain", "chest pain", False),
-        ("no fever but chest pain", "chest pain", False),
-        ("no fever. chest pain", "chest pain", False),
-        ("not short of breath", "short of breath", True),
-    ],
-)
-def test_negation_scope(text: str, phrase: str, negated: bool) -> None:
-    assert is_negated(text, text.index(phrase)) is negated
 
 
 def test_vitals_are_read_with_units_and_ages() -> None:
