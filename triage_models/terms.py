@@ -227,11 +227,11 @@ BRIDGE_WORDS = frozenset(
     """is was are were be been being am have has had do does did will would can could should really even still just
     actually quite at all any yet ever seem seems seemed to it me him her them get got esta estaba estan estoy estamos
     ha han habia hay hubo le les se me lo la te nos ya nada puede puedo pueden podia podemos quiere quiero tiene tengo
-    tenia tienen sabe va voy iba logra logro a an the el la un una""".split()  # noqa: SIM905
+    tenia tienen sabe va voy iba logra logro siquiera a an the el la un una""".split()  # noqa: SIM905
 )
 """Words that may stand between a `NEG` and the word it denies: auxiliaries, adverbs, clitics ("isn't really
-breathing", "no se le entiende", "no está respirando"); any other word between them ("no agonal breathing") means the
-denial is not the term's."""
+breathing", "no se le entiende", "no está respirando", "ni siquiera respira"); any other word between them ("no
+agonal breathing") means the denial is not the term's."""
 LIST_CLOSERS = frozenset({"or", "nor", "ni", "o"})
 
 

@@ -198,9 +198,11 @@ def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | 
     if _known_form(word, languages):
         return None  # a form the dictionary knows ("derrape": skidded) is no misspelling of a red-flag word
     limit = 2 if len(word) >= 8 else 1
-    candidates = [candidate for candidate in vocabulary if candidate[0] == word[0] and not _inflects(word, candidate)]
-    found = process.extractOne(word, candidates, scorer=OSA.distance, score_cutoff=limit)
-    return None if found is None else str(found[0])
+    candidates = sorted(c for c in vocabulary if c[0] == word[0] and not _inflects(word, c))
+    found = process.extract(word, candidates, scorer=OSA.distance, score_cutoff=limit, limit=2)
+    if not found or (len(found) == 2 and found[0][1] == found[1][1]):
+        return None  # nothing near, or two red-flag words as near: no guess ("mandarme": "mandar" or "matarme")
+    return str(found[0][0])
 
 
 def _words(text: str) -> list[tuple[str, int, int]]:

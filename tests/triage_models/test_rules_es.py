@@ -1,147 +1,513 @@
-"""The Spanish wording of the red-flag rules, checked on its own data: every phrase rule has it, every pattern
-compiles and stays linear-time, each positive example fires its rule, each negative does not, and ordinary calls
-fire nothing. A rule fires as in rules.evaluate_rules: a pattern match (and a context match) not negated within the
-window before it (3 words for ESI 1, 6 otherwise), after masking red flags worded as negations ("no respira")."""
+"""The Spanish examples of the phrase rules the product had before its knowledge became protocols (290 calls that
+must set a floor, 129 denied or near wordings that must not, 38 calm calls), read by the protocols: a regression set
+written apart from the knowledge files. Where a medical review of the new protocols set another level, the call is
+listed in `JUDGED` with the level it now gets (None: no red flag) and why, the same as its English wording."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from triage_models.rules import PHRASE_RULES, evaluate_rules
-from triage_models.rules_es import (
-    SPANISH_CALM_MESSAGES,
-    SPANISH_EXAMPLES,
-    SPANISH_NEGATION_TRIGGERS,
-    SPANISH_NEGATIVE_FORM,
-    SPANISH_PSEUDO_NEGATIONS,
-    SPANISH_RULES,
-    SPANISH_SCOPE_BREAKERS,
-)
-from triage_models.transcript import fold_accents
+from triage_models.rules import evaluate_rules, rules_floor
 
-ENGLISH = {rule.rule_id: rule for rule in PHRASE_RULES}
-NEGATION = re.compile(SPANISH_NEGATION_TRIGGERS, re.IGNORECASE)
-PSEUDO_NEGATION = re.compile(SPANISH_PSEUDO_NEGATIONS, re.IGNORECASE)
-SCOPE_BREAK = re.compile(SPANISH_SCOPE_BREAKERS, re.IGNORECASE)
-NEGATIVE_FORM = re.compile(SPANISH_NEGATIVE_FORM, re.IGNORECASE)
-COMPILED = {
-    rule_id: (
-        [re.compile(pattern, re.IGNORECASE) for pattern in wording.patterns],
-        [re.compile(pattern, re.IGNORECASE) for pattern in wording.context],
-    )
-    for rule_id, wording in SPANISH_RULES.items()
-}
+MUST_FIRE: list[tuple[str, int]] = [
+    ("mi papa no esta respirando ayudenme por favor", 1),
+    ("el bebe dejo de respirar", 1),
+    ("mi esposo no respira, por favor ayúdenme", 1),
+    ("ya no respira, se quedó quieto", 1),
+    ("no está respirando!!", 1),
+    ("dejo de respirar hace un minuto", 1),
+    ("está boqueando, respira como ronquido", 1),
+    ("casi no respira", 1),
+    ("respira raro y no responde", 1),
+    ("no responde y respira feo, como roncando", 1),
+    ("se le paró la respiración", 1),
+    ("mi bebé ni siquiera respira", 1),
+    ("no le siento el pulso y no respira", 1),
+    ("creo que ya se murio no le late el corazon", 1),
+    ("no tiene pulso", 1),
+    ("no le encuentro el pulso, creo que está muerto", 1),
+    ("le dio un paro cardíaco, le estamos haciendo RCP", 1),
+    ("lo encontré sin pulso en el piso", 1),
+    ("no le late el corazón", 1),
+    ("se le paró el corazón", 1),
+    ("el monitor marca asistolia", 1),
+    ("le estoy dando compresiones como me dijo", 1),
+    ("los paramedicos le estan dando rcp", 1),
+    ("le estamos haciendo RCP", 1),
+    ("mi vecino le está dando compresiones en el pecho", 1),
+    ("los bomberos están haciendo rcp", 1),
+    ("RCP en curso desde hace 10 minutos", 1),
+    ("el DEA le dio una descarga", 1),
+    ("lo desfibrilaron dos veces", 1),
+    ("lo intubaron los paramédicos", 1),
+    ("lo están reanimando", 1),
+    ("mi abuelo esta tirado en el piso y no reacciona", 1),
+    ("no se despierta le hablo y nada", 1),
+    ("está en el suelo y no responde", 1),
+    ("mi mamá está inconsciente", 1),
+    ("no lo puedo despertar", 1),
+    ("no reacciona, le hablo y nada", 1),
+    ("no despierta!!", 1),
+    ("quedó sin conocimiento después del golpe", 1),
+    ("no respira ni responde", 1),
+    ("sigue desmayada y no vuelve en sí", 1),
+    ("solo responde al dolor", 1),
+    ("se esta ahogando con comida no puede respirar", 1),
+    ("mi bebe se puso moradito", 1),
+    ("se está ahogando con un pedazo de carne", 1),
+    ("mi hijo se atragantó con un dulce", 1),
+    ("tiene algo atorado en la garganta", 1),
+    ("no puede hablar ni toser", 1),
+    ("se está poniendo morado", 1),
+    ("tiene los labios morados", 1),
+    ("se le atoró una uva, está azul", 1),
+    ("sangra a chorros, hay un charco de sangre", 1),
+    ("se le esta hinchando la lengua despues de la inyeccion", 1),
+    ("le pico una abeja y se le cierra la garganta", 1),
+    ("se le está cerrando la garganta después de comer cacahuates", 1),
+    ("se le hinchó la lengua", 1),
+    ("choque anafiláctico", 1),
+    ("siente la garganta cerrada", 1),
+    ("mi hijo sigue convulsionando ya van como diez minutos", 1),
+    ("no le para la convulsion", 1),
+    ("sigue convulsionando", 1),
+    ("no para de convulsionar", 1),
+    ("lleva convulsionando desde hace 10 minutos", 1),
+    ("la convulsión no se le quita", 1),
+    ("convulsiona sin parar", 1),
+    ("lo encontre colgado en el garaje", 1),
+    ("lo encontré ahorcado en el cuarto", 1),
+    ("le dio una descarga eléctrica", 1),
+    ("le dio una convulsión", 2),
+    ("está convulsionando", 2),
+    ("mi hijo tuvo un ataque epiléptico", 2),
+    ("le dio epilepsia y echó espuma por la boca", 2),
+    ("tuvo otra convulsion hace rato", 2),
+    ("mi esposo me ahorcó con las manos", 2),
+    ("la quiso estrangular", 2),
+    ("le puso las manos en el cuello y la apretó", 2),
+    ("intentó ahorcarse con una cuerda", 2),
+    ("mi mama tiene la boca chueca y se le traba la lengua", 2),
+    ("tiene la cara chueca y habla arrastrando las palabras", 2),
+    ("se le cayó la boca de un lado", 2),
+    ("de repente no puede mover el brazo derecho", 2),
+    ("creo que le está dando un derrame cerebral", 2),
+    ("el brazo izquierdo sin fuerza, se le durmió", 2),
+    ("habla como borracho y no ha tomado", 2),
+    ("debilidad del lado derecho", 2),
+    ("de repente no ve nada del ojo derecho", 2),
+    ("perdió la vista de un ojo", 2),
+    ("no puede ver del ojo izquierdo", 2),
+    ("se quedó ciego de golpe", 2),
+    ("le cayó cloro en los ojos", 2),
+    ("le salpicó ácido en el ojo en el trabajo", 2),
+    ("se le metió cal en el ojo", 2),
+    ("quemadura química en el ojo izquierdo", 2),
+    ("tengo 60 anos y me duele el pecho y el brazo izquierdo", 2),
+    ("señor de 58 años con dolor en el pecho que se le va al brazo izquierdo", 2),
+    ("le duele el pecho y está sudando frío", 2),
+    ("dolor de pecho después de usar cocaína", 2),
+    ("siente como un peso en el pecho, tiene náuseas", 2),
+    ("creo que le está dando un infarto, está pálido", 2),
+    ("dice que siente como si lo estuvieran desgarrando por dentro", 2),
+    ("dolor desgarrante en la espalda de repente", 2),
+    ("tiene un aneurisma y creo que se le rompió el aneurisma", 2),
+    ("está vomitando sangre", 2),
+    ("tiene las heces negras desde la mañana", 2),
+    ("vomitó como asiento de café", 2),
+    ("mi mamá de 80 años tiene sangre en la popo", 2),
+    ("toma warfarina y tiene sangrado rectal, está mareado", 2),
+    ("sangra por el recto y está muy pálido", 2),
+    ("mi hijo dice que se quiere matar", 2),
+    ("dice que se quiere matar", 2),
+    ("mi hijo se quiere suicidar", 2),
+    ("tiene ideas suicidas", 2),
+    ("ya no quiere vivir", 2),
+    ("amenaza con tirarse del puente", 2),
+    ("se cortó las venas", 2),
+    ("escucha voces que le dicen que se mate", 2),
+    ("el hombre tiene una pistola y amenaza con dispararnos", 2),
+    ("hay un tipo armado afuera", 2),
+    ("dice que va a matar a su vecino", 2),
+    ("mi hermano trae un cuchillo", 2),
+    ("nos quiere matar", 2),
+    ("a mi hija la violaron anoche", 2),
+    ("fue víctima de abuso sexual", 2),
+    ("sospecho maltrato infantil, tiene moretones viejos", 2),
+    ("el cuidador golpea a mi abuela", 2),
+    ("mi esposo me golpeó y tengo el ojo hinchado", 2),
+    ("su novio la pateó en la cara", 2),
+    ("fue golpeada por su pareja, le sangra la boca", 2),
+    ("violencia doméstica, ella tiene una herida en la cabeza", 2),
+    ("lo apunalaron en la panza", 2),
+    ("lo apuñalaron en el brazo", 2),
+    ("le dispararon", 2),
+    ("tiene una herida de bala en el pecho", 2),
+    ("recibió dos balazos", 2),
+    ("tiene un cuchillo clavado en la espalda", 2),
+    ("atropellaron a un senor en la esquina", 2),
+    ("lo atropelló un carro", 2),
+    ("un carro le pegó a mi hijo en la bicicleta", 2),
+    ("salió volando del carro", 2),
+    ("la camioneta se volcó dos veces", 2),
+    ("el otro conductor murió", 2),
+    ("accidente de moto, está consciente", 2),
+    ("choque a alta velocidad en la autopista", 2),
+    ("está atrapado dentro del carro", 2),
+    ("se cayó del techo", 2),
+    ("se cayó de como 8 metros", 2),
+    ("se cayó desde un segundo piso", 2),
+    ("mi hijo se cayó por la ventana", 2),
+    ("mi niño de 4 años se cayó de un árbol", 2),
+    ("la niña se cayó de unos 4 metros", 2),
+    ("mi hijo se cayó del doble de su altura", 2),
+    ("mi abuela de 82 años se cayó por las escaleras", 2),
+    ("señor de 78 años rodó escaleras abajo, toma Eliquis", 2),
+    ("se tiró un clavado en la parte baja de la alberca y le duele el cuello", 2),
+    ("se aventó al río de cabeza y no siente las manos", 2),
+    ("está confundida y desorientada", 2),
+    ("se desmayó en la cocina", 2),
+    ("no sabe dónde está", 2),
+    ("está actuando muy raro desde la tarde", 2),
+    ("mi hijo tiene asma y no puede respirar", 2),
+    ("no puede respirar", 2),
+    ("tiene un ataque de asma muy fuerte, solo dice una o dos palabras", 2),
+    ("no le entra el aire", 2),
+    ("el niño está batallando para respirar, se le hunden las costillas", 2),
+    ("se despertó boqueando, está sentado en la orilla de la cama", 2),
+    ("tiene que estar sentado para poder respirar", 2),
+    ("le falta el aire y toma pastillas anticonceptivas", 2),
+    ("le cuesta respirar, la operaron de la rodilla hace 2 semanas", 2),
+    ("falta de aire y tiene la pantorrilla hinchada", 2),
+    ("dio a luz hace una semana y ahora le falta el aire", 2),
+    ("el peor dolor de cabeza de su vida", 2),
+    ("tiene un dolor insoportable en el estómago", 2),
+    ("está gritando de dolor", 2),
+    ("tiene fiebre y el cuello rígido", 2),
+    ("dolor de cabeza repentino y rigidez en la nuca", 2),
+    ("tiene calentura y no puede bajar la cabeza hacia el pecho", 2),
+    ("mi hijo tiene fiebre y manchas moradas que no se quitan al apretar", 2),
+    ("tiene petequias y está muy decaído", 2),
+    ("creo que es una sobredosis no despierta", 2),
+    ("creo que tuvo una sobredosis de heroína", 2),
+    ("se tomó todo un frasco de pastillas", 2),
+    ("la envenenaron", 2),
+    ("le pusimos Narcan", 2),
+    ("se tomó 30 pastillas para dormir", 2),
+    ("se tragó todo el frasco de Tylenol", 2),
+    ("encontré el frasco de pastillas vacío", 2),
+    ("se tomó las pastillas a propósito, ahora se siente bien", 2),
+    ("tomó como 50 tabletas de ibuprofeno", 2),
+    ("mi hijo se tragó una pila de botón", 2),
+    ("se tomó anticongelante", 2),
+    ("el niño bebió cloro", 2),
+    ("se comió unas pastillas de la abuela", 2),
+    ("se tragó unos imanes", 2),
+    ("mi niño de 3 años se tragó unas pastillas", 2),
+    ("la bebé se comió las vitaminas en gomitas", 2),
+    ("ya viene el bebe ya se le ve la cabecita", 2),
+    ("ya se le ve la cabeza al bebé", 2),
+    ("tiene 32 semanas de embarazo y dolor de cabeza con visión borrosa", 2),
+    ("el bebé ya no se mueve desde ayer", 2),
+    ("se le ve el cordón umbilical", 2),
+    ("está embarazada y tuvo una convulsión", 2),
+    ("estoy embarazada y estoy sangrando mucho", 2),
+    ("está embarazada y está sangrando", 2),
+    ("tengo 8 semanas de embarazo y un dolor fuerte en el vientre", 2),
+    ("rompió fuente y está sangrando, está embarazada de 30 semanas", 2),
+    ("no le ha bajado la regla y tiene dolor fuerte en el bajo vientre", 2),
+    ("creo que es un embarazo ectópico", 2),
+    ("mi hijo de 14 años se despertó con un dolor muy fuerte en un testículo", 2),
+    ("dolor de testículo de repente hace 2 horas, con vómito", 2),
+    ("se pegó en la cabeza y toma anticoagulantes", 2),
+    ("golpe en la cabeza, perdió el conocimiento un minuto", 2),
+    ("se cayó, se golpeó la cabeza y está vomitando", 2),
+    ("tiene quemaduras en la cara por la estufa", 2),
+    ("inhaló mucho humo en el incendio de su casa", 2),
+    ("quemaduras graves en los brazos", 2),
+    ("lo encontraron afuera en la nieve, está helado, tiene hipotermia", 2),
+    ("le dio un golpe de calor trabajando en el campo", 2),
+    ("tiene la pierna fría y pálida y no la siente", 2),
+    ("el pie está frío y sin pulso", 2),
+    ("no tiene pulso en el pie izquierdo", 2),
+    ("lo mordió una víbora de cascabel", 2),
+    ("mordedura de serpiente en la mano", 2),
+    ("a mi niño le picó un alacrán", 2),
+    ("tiene fiebre de 38.5 y está en quimioterapia", 2),
+    ("tiene un trasplante de riñón y tiene calentura", 2),
+    ("tiene VIH y fiebre", 2),
+    ("temperatura de 39, anemia falciforme", 2),
+    ("fiebre, está en diálisis", 2),
+    ("mi bebé de 10 días no quiere comer y está muy aguadito", 2),
+    ("recién nacido con fiebre", 2),
+    ("tiene 2 semanas de nacido y no está normal", 2),
+    ("mi bebé de 6 semanas tiene fiebre", 2),
+    ("mi bebé de 2 meses tiene calentura", 2),
+    ("recién nacido, lo siento muy caliente", 2),
+    ("mi nina de 1 ano no ha mojado el panal desde ayer", 2),
+    ("mi niño de 2 años no está actuando normal y tiene fiebre", 2),
+    ("la niña no moja el pañal desde ayer", 2),
+    ("mi bebé está como un trapo, aguadito", 2),
+    ("mi hijo tiene los ojos hundidos y llora sin lágrimas", 2),
+    ("es diabetico y tiene el azucar en 30 esta sudando", 2),
+    ("tiene el azúcar en 35", 2),
+    ("es diabético y tiene el azúcar muy baja", 2),
+    ("se le bajó el azúcar y está sudando", 2),
+    ("creo que es cetoacidosis", 2),
+    ("le dio una reacción alérgica con hinchazón de labios después de una picadura de abeja", 2),
+    ("tiene ronchas y le cuesta respirar", 2),
+    ("no fue a diálisis ayer, se sentía muy débil", 2),
+    ("faltó a dos sesiones de hemodiálisis", 2),
+    ("el desfibrilador le dio una descarga", 2),
+    ("su DAI se disparó tres veces hoy", 2),
+    ("tiene anemia falciforme y está en crisis", 2),
+    ("tiene drepanocitosis y le duele mucho el pecho", 2),
+    ("dejó de tomar alcohol de golpe y está temblando y viendo bichos", 2),
+    ("tiene delirium tremens", 2),
+    ("mi papa esta tirado en el piso no despierta y respira bien raro", 1),
+    ("se desmayó y está roncando, no responde", 1),
+    ("está inconsciente y hace ruidos raros al respirar", 1),
+    ("no reacciona y tiene los labios morados", 1),
+    ("se desplomó, no me contesta y no sé si respira", 1),
+    ("está tirado en la calle, no se mueve, se puso todo morado", 1),
+    ("tiene asma y solo puede decir dos palabras", 1),
+    ("al bebé se le hunden las costillas cuando respira", 1),
+    ("no puede terminar una frase, le falta el aire", 1),
+    ("el niño está quejándose al respirar", 1),
+    ("está fría y sudorosa, muy pálida", 1),
+    ("tiene la piel gris y moteada", 1),
+    ("está pálido y frío, sudando mucho", 1),
+    ("tengo el corazón acelerado y siento que me voy a desmayar", 2),
+    ("se desmayó y dice que el corazón le latía muy rápido", 2),
+    ("se cortó la mano y está sangrando mucho", 2),
+    ("hay mucha sangre en el baño", 2),
+]
 
+JUDGED: list[tuple[str, int | None, str]] = [
+    (
+        "se corto con la sierra y esta sangrando mucho",
+        2,
+        "ESI 2 as in English: no sign of shock, arrest or an airway said",
+    ),
+    ("hay mucha sangre no para de sangrar", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("está sangrando mucho de la pierna", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("no para de sangrar", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("hay sangre por todos lados", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("está perdiendo mucha sangre", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("se le cercenó el dedo con la sierra", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("tiene una hemorragia muy fuerte", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    (
+        "tiene los labios hinchados y le cuesta respirar",
+        2,
+        "ESI 2 as in English: no sign of shock, arrest or an airway said",
+    ),
+    (
+        "el nino se cayo a la alberca y se estaba ahogando",
+        2,
+        "ESI 2 as in English: no sign of shock, arrest or an airway said",
+    ),
+    ("se ahogó en la alberca, lo sacamos", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("mi hijo casi se ahoga en la piscina", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("lo sacaron del agua ahogado", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+    ("se electrocutó con un cable", None, "no red flag as in English: nothing said of the patient's state"),
+    ("diarrea con sangre desde anoche", None, "no red flag as in English: nothing said of the patient's state"),
+    ("se cayó de la escalera", None, "no red flag as in English: nothing said of the patient's state"),
+    ("perdió el conocimiento un momento", 3, "ESI 3 as in English: a faint that passed (C-SYNCOPE)"),
+    ("hay monóxido de carbono en la casa", None, "no red flag as in English: nothing said of the patient's state"),
+    ("vomita sangre y se marea al pararse", 2, "ESI 2 as in English: no sign of shock, arrest or an airway said"),
+]
 
-def fired(message: str) -> set[str]:
-    """The rules that fire, through the product's own `evaluate_rules` (English and Spanish read as it reads them)."""
-    return {hit.rule_id for hit in evaluate_rules(message) if hit.floor}
+MUST_NOT_REACH: list[tuple[str, int]] = [
+    ("no está boqueando, habla bien", 1),
+    ("no tiene respiración agónica", 1),
+    ("no respira bien por la nariz, está muy congestionado", 1),
+    ("no fue un paro cardiaco, está hablando", 1),
+    ("no tiene pulso en el pie izquierdo", 1),
+    ("tuvo un paro hace 5 años, viene por receta", 1),
+    ("no le hicieron RCP, está hablando", 1),
+    ("no está intubado, respira solo", 1),
+    ("quiero inscribirme a un curso de RCP", 1),
+    ("¿sabe hacer RCP? le voy a explicar cómo dar compresiones", 1),
+    ("no está inconsciente, me está hablando", 1),
+    ("normalmente no responde, es su estado de siempre desde el derrame", 1),
+    ("mi hija no contesta el teléfono", 1),
+    ("no se está atragantando, ya tosió y lo sacó", 1),
+    ("se ahoga al caminar desde hace una semana", 1),
+    ("tiene la rodilla morada por el golpe", 1),
+    ("no está sangrando mucho, es una cortadita", 1),
+    ("sin hemorragia, solo un raspón", 1),
+    ("me corté el dedo pero ya no sangra", 1),
+    ("no tiene la lengua hinchada, solo ronchas", 1),
+    ("tengo la garganta inflamada desde ayer", 1),
+    ("sin hinchazón de la garganta", 1),
+    ("ya no sigue convulsionando, está dormido", 1),
+    ("no está en estado epiléptico, ya pasó", 1),
+    ("no se ahogó, salió solo de la alberca", 1),
+    ("no fue electrocutado, solo sintió un toque leve", 1),
+    ("no ha tenido convulsiones", 2),
+    ("niega convulsiones", 2),
+    ("necesito la receta de la medicina para las convulsiones", 2),
+    ("niega estrangulamiento", 2),
+    ("no la estrangularon, solo discutieron", 2),
+    ("no tiene la cara chueca, habla bien", 2),
+    ("tuvo un derrame hace 4 años, viene por su receta", 2),
+    ("antecedentes de derrame cerebral, ahora tiene tos", 2),
+    ("el brazo izquierdo no está débil", 2),
+    ("no ha perdido la vista", 2),
+    ("niega pérdida de visión, solo le pica el ojo", 2),
+    ("no le cayó cloro en el ojo, solo polvo", 2),
+    ("sin químicos en los ojos", 2),
+    ("58 años, niega dolor de pecho, sudando después de correr", 2),
+    ("no tiene dolor en el pecho, tiene náuseas", 2),
+    ("me duele el pecho cuando toso, tengo 25 años", 2),
+    ("no tiene dolor desgarrante", 2),
+    ("niega sensación de desgarro en la espalda", 2),
+    ("no ha vomitado sangre", 2),
+    ("niega heces negras", 2),
+    ("80 años, sin sangre en las heces", 2),
+    ("toma warfarina, no tiene sangrado rectal", 2),
+    ("niega ideas suicidas", 2),
+    ("no quiere hacerse daño, solo está triste", 2),
+    ("no está amenazando con matar a nadie", 2),
+    ("niega ideación homicida", 2),
+    ("niega agresión sexual", 2),
+    ("no hay señales de maltrato infantil", 2),
+    ("pleito familiar, sin lesiones", 2),
+    ("su novio no le pegó", 2),
+    ("no lo apuñalaron, se tropezó", 2),
+    ("me picaron los mosquitos y se me hinchó", 2),
+    ("no salió expulsado, traía cinturón", 2),
+    ("sin volcadura, fue un choque leve", 2),
+    ("no se cayó del techo, se tropezó en el jardín", 2),
+    ("niega caída de altura", 2),
+    ("mi niña de 4 años no se cayó del árbol, se tropezó", 2),
+    ("se cayó de un árbol, tiene 40 años", 2),
+    ("80 años, no se cayó por las escaleras, se tropezó con la alfombra", 2),
+    ("se cayó por las escaleras, tiene 30 años", 2),
+    ("se tiró a la alberca, sin dolor de cuello, sin hormigueo", 2),
+    ("no está confundida", 2),
+    ("alerta, no desorientado", 2),
+    ("sin dificultad respiratoria severa, respira bien", 2),
+    ("no está boqueando, respira tranquilo", 2),
+    ("toma anticonceptivos, no le falta el aire", 2),
+    ("no tiene falta de aire, tiene la pierna hinchada", 2),
+    ("no tiene dolor insoportable", 2),
+    ("niega dolor severo", 2),
+    ("fiebre, sin rigidez de cuello", 2),
+    ("tiene fiebre, el cuello no está rígido", 2),
+    ("no tiene el cuello rígido, dolor de cabeza leve", 2),
+    ("fiebre, sin petequias", 2),
+    ("no tiene manchas moradas, las ronchas se quitan al apretar", 2),
+    ("no hay sospecha de sobredosis", 2),
+    ("creo que es intoxicación alimentaria por unos mariscos", 2),
+    ("niega ingesta intencional", 2),
+    ("no se tomó 30 pastillas, se tomó 2", 2),
+    ("no se tragó ninguna pila de botón", 2),
+    ("niega haber tomado cloro", 2),
+    ("mi hijo de 3 años no se tragó ninguna pastilla", 2),
+    ("se tragó unas pastillas, tiene 40 años y está bien", 2),
+    ("32 semanas de embarazo, sin dolor de cabeza ni visión borrosa", 2),
+    ("todavía no se le ve la cabeza, contracciones cada diez minutos", 2),
+    ("no está embarazada, tiene dolor de estómago", 2),
+    ("está embarazada, niega sangrado", 2),
+    ("la prueba de embarazo salió negativa, dolor abdominal", 2),
+    ("no le ha bajado la regla, no tiene sangrado", 2),
+    ("no tiene dolor testicular", 2),
+    ("niega dolor o hinchazón de los testículos", 2),
+    ("se pegó en la cabeza, no toma anticoagulantes, no perdió el conocimiento, no ha vomitado", 2),
+    ("no inhaló humo, solo una quemadura pequeña en el dedo", 2),
+    ("no tiene hipotermia, 36.8 de temperatura", 2),
+    ("no fue golpe de calor, solo está cansado", 2),
+    ("el pie está tibio, sin síndrome compartimental", 2),
+    ("niega dolor desproporcionado", 2),
+    ("no fue mordedura de víbora, lo mordió un perro", 2),
+    ("niega mordedura de serpiente", 2),
+    ("no tiene fiebre, está en quimio", 2),
+    ("sin fiebre, trasplante de riñón hace 2 años", 2),
+    ("mi bebé de 10 días no tiene fiebre y come bien", 2),
+    ("mi bebé de 6 semanas no tiene fiebre, solo mocos", 2),
+    ("tiene fiebre, tiene 40 años", 2),
+    ("mi hijo de 2 años no está aguadito, está jugando", 2),
+    ("mi esposo no moja el pañal, tiene 70 años", 2),
+    ("no tiene el azúcar baja, ya la checó", 2),
+    ("sin ronchas ni hinchazón, una picadura de abeja", 2),
+    ("tiene ronchas en los brazos desde ayer", 2),
+    ("no ha faltado a diálisis", 2),
+    ("su desfibrilador no le ha dado descargas", 2),
+    ("no tiene anemia falciforme, le duele la rodilla por una caída", 2),
+    ("tiene rasgo falciforme, se torció el tobillo y le duele", 2),
+    ("niega abstinencia alcohólica, no tiene temblores", 2),
+    ("no tiene delirium tremens", 2),
+    ("respira raro pero está despierto y me habla", 1),
+    ("ronca por las noches, está bien", 1),
+    ("no sé si respira bien, pero me contesta", 1),
+    ("habla normal, no se le hunden las costillas", 1),
+    ("puede decir frases completas", 1),
+    ("no está fría ni sudorosa", 1),
+    ("se mareó al ver la aguja", 1),
+    ("tiene el corazón acelerado porque corrió, pero está bien", 2),
+    ("no está sangrando mucho, ya casi paró", 2),
+]
 
-
-def test_every_phrase_rule_has_spanish_wording_with_context_where_the_english_has_it() -> None:
-    assert set(SPANISH_RULES) == set(ENGLISH)
-    assert {rule_id for rule_id, wording in SPANISH_RULES.items() if wording.context} == {
-        rule_id for rule_id, rule in ENGLISH.items() if rule.context
-    }
-
-
-def test_every_rule_has_enough_examples() -> None:
-    assert set(SPANISH_EXAMPLES) == set(ENGLISH)
-    for rule_id, (positives, negatives) in SPANISH_EXAMPLES.items():
-        at_least = (4, 2) if ENGLISH[rule_id].esi_level == 1 else (2, 1)
-        assert len(positives) >= at_least[0] and len(negatives) >= at_least[1], rule_id
-
-
-@pytest.mark.parametrize("rule_id", sorted(SPANISH_RULES))
-def test_every_pattern_compiles_without_accents(rule_id: str) -> None:
-    wording = SPANISH_RULES[rule_id]
-    for pattern in (*wording.patterns, *wording.context):
-        re.compile(pattern, re.IGNORECASE)
-        assert not set("áéíóúüñ") & set(pattern.lower()), pattern
-
-
-POSITIVES = [(rule_id, text) for rule_id, (positives, _) in SPANISH_EXAMPLES.items() for text in positives]
-NEGATIVES = [(rule_id, text) for rule_id, (_, negatives) in SPANISH_EXAMPLES.items() for text in negatives]
-
-
-@pytest.mark.parametrize(("rule_id", "text"), POSITIVES)
-def test_positive_example_fires_its_rule(rule_id: str, text: str) -> None:
-    assert rule_id in fired(text)
-
-
-@pytest.mark.parametrize(("rule_id", "text"), NEGATIVES)
-def test_negated_or_context_missing_example_does_not_fire(rule_id: str, text: str) -> None:
-    assert rule_id not in fired(text)
-
-
-@pytest.mark.parametrize("message", SPANISH_CALM_MESSAGES)
-def test_calm_message_fires_no_rule_and_matches_no_life_threat(message: str) -> None:
-    assert fired(message) == set()
-    life_threats = [rule_id for rule_id, rule in ENGLISH.items() if rule.esi_level == 1]
-    text = fold_accents(message.lower())
-    assert [rule_id for rule_id in life_threats if any(p.search(text) for p in COMPILED[rule_id][0])] == []
-
-
-def test_there_are_enough_calm_messages() -> None:
-    assert len(SPANISH_CALM_MESSAGES) >= 25
-
-
-@pytest.mark.parametrize(
-    ("message", "expected"),
-    [
-        # The call from the review: a life threat however it is wrapped.
-        (
-            "mi esposo no respira, por favor ayúdenme, está en el suelo y no responde",
-            {"A-NOT-BREATHING", "A-UNRESPONSIVE"},
-        ),
-        (
-            "mi esposo no respira por favor ayudenme esta en el suelo y no responde",
-            {"A-NOT-BREATHING", "A-UNRESPONSIVE"},
-        ),
-        ("no sé qué pasó, no respira y no tiene pulso", {"A-NOT-BREATHING", "A-NO-PULSE"}),
-        ("no tiene fiebre pero tiene dolor de pecho y está sudando", {"B-CHEST-PAIN-RISK"}),
-        ("no tiene dolor de pecho ni falta de aire, solo tos", set()),
-        ("sin fiebre, sin dolor de pecho", set()),
-        ("no para de vomitar sangre", {"B-GI-BLEEDING"}),
-        ("sin querer se tomó 30 pastillas", {"B-LARGE-INGESTION"}),
-        ("mi papa no habla ingles le duele el pecho tiene 60 anos", {"B-CHEST-PAIN-RISK"}),
-        ("le dio un ataque de pánico", set()),
-        ("le dio un ataque epiléptico", {"B-SEIZURE"}),
-        ("se ahoga cuando camina", set()),
-    ],
-)
-def test_negation_scope_in_spanish(message: str, expected: set[str]) -> None:
-    assert fired(message) == expected
-
-
-ADVERSARIAL = [
-    "a " * 10_000,
-    "no " * 7_000,
-    "de " * 7_000,
-    "se le " * 3_500,
-    "sangre " * 3_000,
-    " " * 20_000,
-    "x" * 20_000,
-    "1" * 20_000,
-    "esta " * 4_000,
-    "no se " * 3_500,
-    "dolor de " * 2_300,
-    "embarazada " * 1_900,
+CALM: list[str] = [
+    "me torcí el tobillo jugando fútbol, está un poco hinchado",
+    "tengo gripa desde hace tres días, sin fiebre",
+    "necesito una receta de mi medicina para la presión",
+    "me corté el dedo pero ya no sangra",
+    "mi hijo tiene tos",
+    "me duele la muela",
+    "tengo una cita el martes, ¿a qué hora abren?",
+    "quiero cambiar mi cita con el doctor",
+    "tengo un salpullido en el brazo que me pica desde hace una semana",
+    "me duele el oído desde ayer",
+    "vengo a que me quiten los puntos",
+    "tengo tos y mocos desde hace dos días",
+    "me duele la espalda baja por cargar cajas",
+    "necesito la vacuna del tétanos, me enterré un clavo en el pie",
+    "creo que me cayó mal la comida, vomité dos veces",
+    "tengo los ojos rojos y con lagañas en la mañana",
+    "me arde al orinar",
+    "me duele la cabeza desde hace dos días, me tomé un paracetamol",
+    "me pegué en el dedo del pie, está morado",
+    "mi niño de 7 años tiene un poco de calentura y tos",
+    "tengo la garganta inflamada y me duele al tragar",
+    "no sé qué hacer, mi hija tiene diarrea desde ayer pero come bien",
+    "mi papá no habla inglés, necesita un intérprete para su cita",
+    "tengo 12 semanas de embarazo y náuseas, sin sangrado ni dolor",
+    "antecedentes de derrame hace 5 años, ahora tiene tos",
+    "me picaron los mosquitos y tengo ronchitas",
+    "tengo la nariz tapada y estornudo mucho",
+    "me salió un grano en la espalda",
+    "mi mamá no contesta el teléfono, quiero saber si la atendieron",
+    "se me acabaron las pastillas de la tiroides",
+    "¿pueden mandarme los resultados de mis análisis?",
+    "estaba colgando un cuadro y me caí de una silla, me duele la muñeca",
+    "me duele la garganta y tengo tos desde el lunes",
+    "quiero saber si mi receta ya esta lista",
+    "tengo comezon en los pies",
+    "mi hijo se raspo la rodilla en el parque",
+    "me pico un mosquito y se me hincho un poquito el brazo",
+    "no se si tengo que ayunar para mis analisis",
 ]
 
 
-@pytest.mark.parametrize("rule_id", sorted(SPANISH_RULES))
-def test_patterns_stay_linear_on_long_adversarial_text(rule_id: str) -> None:
-    # No timing: quadratic backtracking on 20,000 characters would make this test run for minutes.
-    patterns, context = COMPILED[rule_id]
-    for text in ADVERSARIAL:
-        for pattern in (*patterns, *context):
-            pattern.search(text)
+@pytest.mark.parametrize(("text", "level"), MUST_FIRE)
+def test_an_old_spanish_red_flag_still_gets_its_floor(text: str, level: int) -> None:
+    floor = rules_floor(evaluate_rules(text))
+    assert floor is not None and floor <= level
 
 
-def test_negation_regexes_stay_linear_on_long_adversarial_text() -> None:
-    for text in ADVERSARIAL:
-        for pattern in (NEGATION, PSEUDO_NEGATION, SCOPE_BREAK, NEGATIVE_FORM):
-            pattern.findall(text)
+@pytest.mark.parametrize(("text", "level", "why"), JUDGED)
+def test_a_call_the_review_judged_gets_the_level_it_set(text: str, level: int | None, why: str) -> None:
+    assert rules_floor(evaluate_rules(text)) == level, why
+
+
+@pytest.mark.parametrize(("text", "level"), MUST_NOT_REACH)
+def test_an_old_denied_or_near_wording_does_not_reach_the_old_rules_level(text: str, level: int) -> None:
+    floor = rules_floor(evaluate_rules(text))
+    assert floor is None or floor > level
+
+
+@pytest.mark.parametrize("text", CALM)
+def test_a_calm_spanish_call_sets_no_floor(text: str) -> None:
+    assert rules_floor(evaluate_rules(text)) is None

@@ -50,3 +50,9 @@ def test_every_character_keeps_its_origin() -> None:
     assert text[slice(*reading.span(start, start + len("breathing")))] == "breething"
     assert len(reading.origin) == len(reading.text) + 1
     assert fold_accents("Está ñoño, ÁÉÍÓÚ") == "Esta nono, AEIOU"
+
+
+def test_a_misspelling_two_red_flag_words_are_as_near_to_is_left_as_said() -> None:
+    # "mandarme" (send me) is one edit from "mandar" and from "matarme": no guess, and the same answer every run
+    assert correct_word("mandarme", ("es",)) is None
+    assert correct_word("breething", ("en",)) == "breathing"
