@@ -77,6 +77,13 @@ class ClassificationView(Part):
     resources: list[dict[str, Any]]
     resource_count: int
     language: str
+    protocol: str | None = None
+    """The chief-complaint protocol the call was read by (`triage protocols show ID`); None when it names none."""
+    key_questions: list[dict[str, Any]] = Field(default_factory=list)
+    """The protocol's key questions: {"id", "en", "es", "answered"} each, answered when the call-taker asked it and
+    the caller answered (or the caller already said what an answer would)."""
+    non_medical: bool = False
+    """The call names no medical problem (a ride, a noise, a pet): ESI 5, and the console says so."""
 
 
 class GuidanceView(Part):
