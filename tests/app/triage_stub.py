@@ -17,7 +17,7 @@ from app.db.migrate import upgrade
 from app.incidents import pipeline
 from app.settings import Settings
 from triage_models.pipeline import TriageModel, Triager
-from triage_models.result import ESI_LEVELS, DecisionPoint, Evidence, Resource, TriageResult
+from triage_models.result import DecisionPoint, Evidence, Resource, TriageResult
 
 REVIEW_TEXT = "Fell off a ladder, wrist swollen, chest pain now; will need an x-ray and blood work"
 REVIEW_REASON = "ESI 2 vs 3 too close to call (0.41 vs 0.38)"
@@ -146,12 +146,12 @@ def classify_with(
 
 
 class _NoOpinion:
-    """A classifier backend that gives every level the same probability: the level is the knowledge's alone."""
+    """A classifier backend that reads every call as calm (ESI 4 most likely): the red-flag rules set the level."""
 
     name = "no-opinion"
 
     def predict_one(self, text: str, structured: Mapping[str, float]) -> NDArray[np.float64]:
-        return np.full(len(ESI_LEVELS), 1 / len(ESI_LEVELS))
+        return np.array([0.02, 0.03, 0.15, 0.6, 0.2])
 
 
 class _FixedLength:
