@@ -103,11 +103,12 @@ pilot: install
 
 # The console screenshots in docs/img/ (queue, incident, audit, dashboard, an ESI 1 protocol card in English
 # and Spanish, the queue rows naming cards, the floor: the queue with units, an incident top down, a duplicate
-# flagged, the NFPA 1225 panel), from the browser tests; run alone, the tests write theirs to a scratch directory.
+# flagged, the NFPA 1225 panel; a protocol's key questions, a live call, the T-CPR panel), from the browser tests; run
+# alone, the tests write theirs to a scratch directory.
 screenshots: install services
 	TRIAGE_SCREENSHOTS_DIR=docs/img $(BIN)/pytest -q tests/app/console/test_console_browser.py \
 		tests/app/console/test_audit_dashboard_browser.py tests/app/console/test_screen_browser.py \
-		tests/app/console/test_floor_browser.py
+		tests/app/console/test_floor_browser.py tests/app/console/test_live_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis $(UPSTREAM)

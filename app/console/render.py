@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.console.history import action_label, actor_label, describe_change, event_reason
+from app.console.reading_panel import render_reading
 from app.console.service import QueueRow
 from app.engine_worker.builtin_models import TEST_MODEL_LABEL
 from app.incidents.complaint import shorten
@@ -180,7 +181,8 @@ def render_row(
         f'data-esi="{row.esi_level or ""}">'
         f"<td>{badge(row.esi_level, row.overridden)}{review}{language_badge(row.language)}</td>"
         f"{wait_cell(row, live_clock, deadlines)}"
-        f'<td class="complaint">{html.escape(row.chief_complaint)}{card_tag(row.card)}{duplicate_tag(row)}</td>'
+        f'<td class="complaint">{html.escape(row.chief_complaint)}{card_tag(row.card)}{live_tag(row)}'
+        f"{duplicate_tag(row)}</td>"
         f'<td class="location">{html.escape(row.location)}</td>'
         f'<td class="source">{html.escape(row.source)}</td>'
         f'<td class="status">{status_cell(row)}</td>'
@@ -215,6 +217,17 @@ def status_cell(row: QueueRow) -> str:
         f'<span class="unit-clock" data-since="{unit.since_s:.3f}"></span></span>'
         for unit in row.units
     )
+
+
+def live_tag(row: QueueRow) -> str:
+    """A live call's mark beside its complaint: on the line with its utterances so far (each one changes the row, so
+    the open incident reloads with it), or ended."""
+    if row.live_utterances is None:
+        return ""
+    if row.live_ended:
+        return ' <span class="live-tag ended" title="the call\'s stream has ended">live call ended</span>'
+    said = f"{row.live_utterances} utterance{'' if row.live_utterances == 1 else 's'}"
+    return f' <span class="live-tag" title="streamed as it is spoken">live · {said}</span>'
 
 
 def duplicate_tag(row: QueueRow) -> str:
@@ -611,7 +624,10 @@ def render_incident(
     viewer: Viewer = FLOOR_VIEWER,
 ) -> tuple[str, str, str]:
     """(the incident top down, guidance, history) for one incident: level, complaint, address and call-back number
-    first, then a duplicate's link, the card, the units, and the call with its triage below."""
+    first, then a duplicate's link, the protocol's key questions, a live call's transcript and T-CPR clock, the card,
+    the units, and the call with its triage below."""
+    from app.console.live_panel import render_live  # it draws with this module's badges and clocks
+
     if detail is None:
         return "<p>Choose an incident in the queue.</p>", "", ""
     classification = detail.classification
@@ -619,11 +635,14 @@ def render_incident(
         render_head(detail, engine, deadlines, viewer),
         render_duplicate(detail),
         render_closed(detail),
+        render_reading(classification),
+        render_live(detail.live),
         render_card(detail.protocol_card, viewer.can_act and detail.status != "closed"),
         render_units(detail, viewer.can_act),
         render_guidance_marks(detail, viewer),
-        highlight(detail.text, classification.evidence if classification else []),
     ]
+    if detail.live is None:  # a live call's words are its transcript, above
+        parts.append(highlight(detail.text, classification.evidence if classification else []))
     if detail.caller:
         parts.append(f'<p class="caller">caller: {html.escape(detail.caller)}</p>')
     parts.append(render_triage(detail) if classification is not None else "<p>Not classified yet.</p>")
@@ -700,6 +719,9 @@ a.download-button { display: inline-block; padding: 8px 16px; background: #1565c
   border-radius: 2px; margin-left: 6px; white-space: nowrap; font-size: 13px; }
 .duplicate-tag { color: #4a148c; background: #fff; border: 2px dashed #6a1b9a; font-weight: 600; padding: 0 6px;
   border-radius: 2px; margin-left: 6px; white-space: nowrap; font-size: 13px; }
+.live-tag { color: #b71c1c; background: #fff; border: 2px solid #b71c1c; font-weight: 600; padding: 0 6px;
+  border-radius: 2px; margin-left: 6px; white-space: nowrap; font-size: 13px; }
+.live-tag.ended { color: #455a64; border-color: #90a4ae; }
 .wait-stopped { color: #37474f; background: #eceff1; font-weight: 700; font-variant-numeric: tabular-nums; }
 .unit-chip { display: inline-block; white-space: nowrap; border: 1px solid #90a4ae; border-radius: 2px; padding: 0 5px;
   margin: 1px 4px 1px 0; font-size: 13px; background: #fafafa; }

@@ -23,6 +23,7 @@ from app.db.models import (
     Incident,
     IncidentEvent,
     IncidentStatus,
+    LiveCall,
     Role,
     Unit,
     UnitAssignment,
@@ -99,6 +100,10 @@ class QueueRow:
     """Its units still on the call (not back in service), in dispatch order."""
     possible_duplicate_of: str = ""
     """An open incident this call may repeat (same address or call-back number within 30 minutes)."""
+    live_utterances: int | None = None
+    """A live call's final utterances so far (the row changes with each, so the open incident reloads); None for a
+    call that is not live."""
+    live_ended: bool = False
 
 
 FLOOR_ORDER = (
@@ -129,6 +134,8 @@ QUEUE_COLUMNS = (
     Incident.possible_duplicate_of,
     User.name,
     Guidance.model,
+    LiveCall.finals,
+    LiveCall.ended_at.is_not(None).label("live_ended"),
 )
 """What a queue row shows, read as plain columns (loading 1,000 whole incidents cost more than the query)."""
 
@@ -140,6 +147,7 @@ def open_queue(session: Session, now: dt.datetime | None = None, limit: int = 10
         select(*QUEUE_COLUMNS)
         .outerjoin(User, User.id == Incident.claimed_by)
         .outerjoin(Guidance, Guidance.incident_id == Incident.id)
+        .outerjoin(LiveCall, LiveCall.incident_id == Incident.id)
         .where(Incident.status != IncidentStatus.CLOSED.value)
         .order_by(*FLOOR_ORDER)
         .limit(limit)
@@ -172,6 +180,8 @@ def queue_row(row: Any, now: dt.datetime, units: Sequence[UnitOnCall]) -> QueueR
         dispatched_s=row.dispatched_at.timestamp() if row.dispatched_at is not None else None,
         units=tuple(units),
         possible_duplicate_of=row.possible_duplicate_of or "",
+        live_utterances=row.finals,
+        live_ended=bool(row.live_ended),
     )
 
 

@@ -30,13 +30,15 @@ from app.console.dashboard import (
 )
 from app.console.exports import ExportStore
 from app.console.first_run import SetupLink, add_setup_routes
-from app.console.gradio_guard import GradioSessionGuard
 from app.console.floor_panel import floor_data, render_floor
+from app.console.gradio_guard import GradioSessionGuard
 from app.console.history import action_choices
 from app.console.incident_tab import IncidentHandlers, IncidentTab, incident_layout, wire_incident
 from app.console.incident_tab import action_visibility as action_visibility
+from app.console.live_panel import CSS as LIVE_CSS
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
+from app.console.reading_panel import CSS as READING_CSS
 from app.console.recent import RECENT_HOURS, recent_calls, render_recent
 from app.console.render import CSS
 from app.console.service import (
@@ -57,6 +59,8 @@ from app.console.sessions import (
     sign_out,
     throttled_sign_in,
 )
+from app.console.tcpr_panel import CSS as TCPR_CSS
+from app.console.tcpr_panel import tcpr_panel
 from app.console.units_view import render_roster
 from app.db.models import Role, User
 from app.db.session import session_scope
@@ -150,7 +154,7 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
         auth_dependency=auth_dependency,
         blocked_paths=[str(exports.directory)],
         max_file_size=CONSOLE_MAX_UPLOAD_BYTES,
-        css=CSS,
+        css=CSS + READING_CSS + LIVE_CSS + TCPR_CSS,
         head=PAGE_SCRIPT,
         footer_links=[],
         show_error=True,
@@ -342,19 +346,19 @@ class _Handlers:
             time.sleep(TRIAGE_POLL_S)
         yield f"Accepted: incident {short}; triage has not answered yet: see the queue.", keep, keep, keep, keep, keep
 
-    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any, Any]:
-        """The dashboard: the floor's NFPA 1225 panel, then the engine's figure, drawn again only when what it shows
-        changed since this console's last one (`shown`, its signature): a figure costs about 0.6 s of CPU to draw,
-        and the page asks every 30 s while it is on screen."""
+    def refresh_dashboard(self, shown: Any, request: gr.Request) -> tuple[Any, Any, Any, Any, Any]:
+        """The dashboard: the floor's NFPA 1225 panel and this month's T-CPR figures, then the engine's figure, drawn
+        again only when what it shows changed since this console's last one (`shown`, its signature): a figure costs
+        about 0.6 s of CPU to draw, and the page asks every 30 s while it is on screen."""
         require(self.principal(request), (Role.DISPATCHER, Role.SUPERVISOR), "see the dashboard")
         with session_scope(self.url) as session:
             now = dt.datetime.now(dt.UTC)
             data, weeks = dashboard_data(session, now), weekly_agreement(session, now)
-            floor = render_floor(floor_data(session, now))
+            floor, tcpr = render_floor(floor_data(session, now)), tcpr_panel(session, now)
         signature = (dashboard_signature(data), tuple(weeks))
         if signature == shown:
-            return floor, gr.skip(), gr.skip(), shown
-        return floor, dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
+            return floor, tcpr, gr.skip(), gr.skip(), shown
+        return floor, tcpr, dashboard_figure(data), render_waits(data) + render_agreement(weeks, now), signature
 
     def search_audit(
         self, incident_id: str, actor: str, action: str, hours: float, request: gr.Request
@@ -399,6 +403,7 @@ class _View:
     accepted: gr.Markdown
     dashboard_tab: gr.Tab
     floor: gr.HTML
+    tcpr: gr.HTML
     plot: gr.Plot
     agreement: gr.HTML
     refresh: gr.Button
@@ -444,6 +449,7 @@ def _layout() -> _View:
             view.accepted = gr.Markdown(elem_id="new-result")
         with gr.Tab("Dashboard", id="dashboard", visible=False) as view.dashboard_tab:
             view.floor = gr.HTML(elem_id="dashboard-floor")  # the floor's figures first, apart from the engine's
+            view.tcpr = gr.HTML(elem_id="dashboard-tcpr")
             gr.HTML("<h3 class='dashboard-part'>Guidance engine (the LLM's queue and speed)</h3>")
             view.plot = gr.Plot(elem_id="dashboard-plot", show_label=False)  # its "Plot" badge covered a panel
             view.agreement = gr.HTML(elem_id="dashboard-agreement")
@@ -507,7 +513,7 @@ def _wire(blocks: gr.Blocks, view: _View, handlers: _Handlers) -> None:
     # must not queue behind it (Gradio's default is one at a time per event).
     v.submit.click(h.new_message, inputs=form, outputs=[v.accepted, *form], concurrency_limit=None)
     drawn = gr.State(None)  # the signature of the dashboard this console shows
-    dashboard = [v.floor, v.plot, v.agreement, drawn]
+    dashboard = [v.floor, v.tcpr, v.plot, v.agreement, drawn]
     v.refresh.click(h.refresh_dashboard, inputs=[drawn], outputs=dashboard, show_progress="hidden")
     v.dashboard_tab.select(h.refresh_dashboard, inputs=[drawn], outputs=dashboard)
     audit_inputs = [v.audit_incident, v.audit_actor, v.audit_action, v.audit_hours]

@@ -197,6 +197,12 @@ class Classification(Base):
     """The call's language as triage read it: "en" and "es" are read; any other needs an interpreter (flagged)."""
     text_revision: Mapped[int] = mapped_column(default=0, server_default="0")
     """The incident's text revision this classification read (`Incident.text_revision`)."""
+    protocol: Mapped[str | None] = mapped_column(String(64))
+    """The chief-complaint protocol the call was read by (`triage protocols list`); None when it names none."""
+    key_questions: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list, server_default="[]")
+    """The protocol's key questions: {"id", "en", "es", "answered"} each (asked and answered, or already said)."""
+    non_medical: Mapped[bool] = mapped_column(default=False, server_default="0")
+    """The call names no medical problem (a ride, a noise): ESI 5, said so on the console."""
 
     incident: Mapped[Incident] = relationship(back_populates="classifications")
 

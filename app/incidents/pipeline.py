@@ -38,6 +38,7 @@ from app.guidance.incident_card import assign_from_triage
 from app.incidents.complaint import complaint_from_evidence, first_sentence
 from app.incidents.duplicates import callback_of, flag_possible_duplicate
 from app.incidents.overload import shed_overdue
+from app.incidents.protocol_reading import store_reading
 from app.intake.schemas import IntakeMessage
 from app.redis.queueing import handed, publish_closed, publish_override
 from app.settings import Settings, get_settings
@@ -247,25 +248,25 @@ def _record_classification(session: Session, incident: Incident, result: TriageR
     """Store a classification, set the incident's levels, review flag and protocol card (an override made meanwhile
     wins), and write the audit event; the caller commits."""
     evidence = [item.to_json() for item in result.evidence]
-    session.add(
-        Classification(
-            incident_id=incident.id,
-            esi_level=result.esi_level,
-            classifier_level=result.classifier_level,
-            decision_point=result.decision_point.value,
-            probabilities={str(level): p for level, p in result.probabilities.items()},
-            evidence=evidence,
-            predicted_output_tokens=result.predicted_output_tokens,
-            model_version=result.model_version,
-            backend=result.backend,
-            needs_review=result.needs_review,
-            review_reason=result.review_reason[:255],
-            resources=[item.to_json() for item in result.resources],
-            resource_count=result.resource_count,
-            language=result.language.code,
-            text_revision=incident.text_revision,
-        )
+    row = Classification(
+        incident_id=incident.id,
+        esi_level=result.esi_level,
+        classifier_level=result.classifier_level,
+        decision_point=result.decision_point.value,
+        probabilities={str(level): p for level, p in result.probabilities.items()},
+        evidence=evidence,
+        predicted_output_tokens=result.predicted_output_tokens,
+        model_version=result.model_version,
+        backend=result.backend,
+        needs_review=result.needs_review,
+        review_reason=result.review_reason[:255],
+        resources=[item.to_json() for item in result.resources],
+        resource_count=result.resource_count,
+        language=result.language.code,
+        text_revision=incident.text_revision,
     )
+    store_reading(row, result)
+    session.add(row)
     before = {"esi_level": incident.esi_level}
     incident.model_level = result.esi_level
     session.refresh(incident, ["override_level"])  # an override made while the models ran wins

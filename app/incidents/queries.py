@@ -42,6 +42,9 @@ def classification_view(classification: Classification | None) -> dict[str, Any]
         "resources": classification.resources,
         "resource_count": classification.resource_count,
         "language": classification.language,
+        "protocol": classification.protocol,
+        "key_questions": classification.key_questions,
+        "non_medical": classification.non_medical,
     }
 
 

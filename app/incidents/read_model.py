@@ -77,6 +77,13 @@ class ClassificationView(Part):
     resources: list[dict[str, Any]]
     resource_count: int
     language: str
+    protocol: str | None = None
+    """The chief-complaint protocol the call was read by (`triage protocols show ID`); None when it names none."""
+    key_questions: list[dict[str, Any]] = Field(default_factory=list)
+    """The protocol's key questions: {"id", "en", "es", "answered"} each, answered when the call-taker asked it and
+    the caller answered (or the caller already said what an answer would)."""
+    non_medical: bool = False
+    """The call names no medical problem (a ride, a noise, a pet): ESI 5, and the console says so."""
 
 
 class GuidanceView(Part):
@@ -179,6 +186,63 @@ class FloorIntervals(Part):
     en_route_to_on_scene_s: float | None = None
 
 
+class Utterance(Part):
+    """One utterance of a live call: its track ("caller" or "call_taker"), its words, seconds from the answer."""
+
+    sequence: int
+    track: str
+    text: str
+    offset_s: float
+    promoted: bool = False
+    """A partial kept as final when its stream ended (no final came for it)."""
+
+
+class LevelChange(Part):
+    """A level change of a live call (or a lower reading offered): when, who, from and to, and the words behind it."""
+
+    at: IsoTime
+    actor: str
+    action: str
+    from_level: int | None
+    esi_level: int | None
+    words: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class TcprClock(Part):
+    """The call's telecommunicator-CPR times (`app.live.tcpr.call_clock`), seconds from the answer (None: not yet)."""
+
+    arrest: bool
+    recognised: bool
+    arrest_rule: str | None = None
+    address_s: float | None = None
+    recognised_by_product_s: float | None = None
+    recognised_by_dispatcher_s: float | None = None
+    card_on_screen_s: float | None = None
+    first_compression_s: float | None = None
+    compression_step: int | None = None
+
+    @property
+    def recognised_s(self) -> float | None:
+        """The earlier recognition, the product's or the dispatcher's (as the monthly figures count it)."""
+        times = [t for t in (self.recognised_by_product_s, self.recognised_by_dispatcher_s) if t is not None]
+        return min(times) if times else None
+
+
+class LiveCallView(Part):
+    """A live call (`app.live.views.live_view`): its transcript so far by track, each track's partial, the level's
+    history with the words that moved it, and its T-CPR clock."""
+
+    answered_at: IsoTime
+    ended_at: IsoTime | None = None
+    end_reason: str | None = None
+    transcript: list[Utterance] = Field(default_factory=list)
+    partials: list[Utterance] = Field(default_factory=list)
+    """Each track's utterance still being spoken (its words may change)."""
+    levels: list[LevelChange] = Field(default_factory=list)
+    tcpr: TcprClock
+
+
 class IncidentLink(Part):
     """Another incident, as a link names it: a possible duplicate's original, or a merged call's target."""
 
@@ -253,6 +317,8 @@ class IncidentDetail(IncidentSummary):
     """The units dispatched to it, in dispatch order."""
     floor: FloorIntervals | None = None
     """Its NFPA 1225 intervals so far."""
+    live: LiveCallView | None = None
+    """The live call, when the incident is one (streamed utterance by utterance)."""
     user_names: dict[str, str] = Field(default_factory=dict, exclude=True)
     """User id -> name for the ids the shown events hold (`claimed_by`): histories write names, not ids."""
     actor_roles: dict[str, str] = Field(default_factory=dict, exclude=True)

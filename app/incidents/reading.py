@@ -25,12 +25,14 @@ from app.incidents.read_model import (
     IncidentDetail,
     IncidentLink,
     IncidentSummary,
+    LiveCallView,
     OutcomeView,
     ProtocolCardBrief,
     ProtocolCardView,
     Timings,
     model_label,
 )
+from app.live.views import live_view
 from app.units.dispatching import assignments_of
 from app.units.intervals import answered_at, floor_times
 from app.units.statuses import BACK_IN_SERVICE
@@ -192,6 +194,11 @@ def _disposition(session: Session, incident: Incident) -> str | None:
     return None if disposition is None else str(disposition)
 
 
+def _live(session: Session, incident: Incident) -> LiveCallView | None:
+    view = live_view(session, incident.id)
+    return None if view is None else LiveCallView.model_validate(view)
+
+
 PART_LOADERS: dict[str, PartLoader] = {
     "classification": _classification,
     "guidance": _guidance,
@@ -203,6 +210,7 @@ PART_LOADERS: dict[str, PartLoader] = {
     "floor": _floor,
     "possible_duplicate_of": _possible_duplicate_of,
     "merged_into": _merged_into,
+    "live": _live,
 }
 """The detail's parts beyond the incident row, each read by its loader. A new part (a live call's transcript, say)
 is a field of `IncidentDetail` and one entry here."""

@@ -28,6 +28,7 @@ from app.guidance.cards import default_library
 from app.guidance.cards.model import CardError
 from app.guidance.incident_card import assign_from_triage, switch_on_reading
 from app.incidents.complaint import complaint_from_evidence
+from app.incidents.protocol_reading import store_reading
 from app.live.answers import read_address, read_callback_number
 from app.live.tcpr import CPR_CARD_PREFIX, arrest_rule_of, arrest_rules, first_compression
 from app.live.transcript import final_segments, transcript_text
@@ -101,6 +102,7 @@ def _store_classification(session: Session, incident: Incident, result: TriageRe
     row.resources = [item.to_json() for item in result.resources]
     row.resource_count = result.resource_count
     row.language = result.language.code
+    store_reading(row, result)
     row.created_at = utcnow()
 
 

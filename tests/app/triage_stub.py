@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 from sqlalchemy import create_engine, make_url, text
 
 from app.db.migrate import upgrade
 from app.incidents import pipeline
 from app.settings import Settings
+from triage_models.pipeline import TriageModel, Triager
 from triage_models.result import DecisionPoint, Evidence, Resource, TriageResult
 
 REVIEW_TEXT = "Fell off a ladder, wrist swollen, chest pain now; will need an x-ray and blood work"
@@ -130,11 +134,39 @@ class StubTriager:
         return self.result
 
 
-def classify_with(monkeypatch: pytest.MonkeyPatch, url: str, incident_id: str, result: TriageResult) -> str:
-    """Run the real `classify_incident` on the database at `url` with the triager answering `result`."""
-    monkeypatch.setattr(pipeline, "triager_for", lambda *args, **kwargs: StubTriager(result))
+def classify_with(
+    monkeypatch: pytest.MonkeyPatch, url: str, incident_id: str, result: TriageResult | None = None
+) -> str:
+    """Run the real `classify_incident` on the database at `url` with the triager answering `result` (None: the
+    knowledge's own reading, `knowledge_triager`)."""
+    triager = StubTriager(result) if result is not None else knowledge_triager()
+    monkeypatch.setattr(pipeline, "triager_for", lambda *args, **kwargs: triager)
     heap: Any = FakeHeap()
     return pipeline.classify_incident(Settings(database_url=url), heap, incident_id)
+
+
+class _NoOpinion:
+    """A classifier backend that reads every call as calm (ESI 4 most likely): the red-flag rules set the level."""
+
+    name = "no-opinion"
+
+    def predict_one(self, text: str, structured: Mapping[str, float]) -> NDArray[np.float64]:
+        return np.array([0.02, 0.03, 0.15, 0.6, 0.2])
+
+
+class _FixedLength:
+    def predict(self, text: str, esi_level: int) -> int:
+        return 100
+
+
+KNOWLEDGE_MODEL_VERSION = "no-opinion-test"
+
+
+def knowledge_triager() -> Triager:
+    """The real triager (the protocols' reading, the red-flag rules, the ESI decision) over a classifier with no
+    opinion: what the knowledge reads in a call, protocol and key questions included, with no model trained."""
+    model = TriageModel(backend=_NoOpinion(), length=_FixedLength(), meta={"model_version": KNOWLEDGE_MODEL_VERSION})  # type: ignore[arg-type]
+    return Triager(model)
 
 
 def fresh_database(request: pytest.FixtureRequest, tmp_path: Path, backend: str, revision: str = "head") -> str:

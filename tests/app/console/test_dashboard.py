@@ -416,17 +416,18 @@ def test_the_console_draws_the_dashboard_again_only_when_it_changed(tmp_path: Pa
         session.add(Incident(id="c1", source="cad", webhook_id="c1", text="call", accepted_at=dt.datetime.now(UTC)))
     handlers = _Handlers(Settings(database_url=url), ExportStore())
     sue = gr.Request(username="sue")
-    floor, figure, agreement, shown = handlers.refresh_dashboard(None, sue)
+    floor, tcpr, figure, agreement, shown = handlers.refresh_dashboard(None, sue)
     assert figure is not None and isinstance(agreement, str) and shown is not None
     assert floor.startswith('<section id="floor-panel">')  # the floor's panel: cheap, always fresh
+    assert tcpr.startswith('<section id="tcpr-panel">')  # so is the T-CPR panel
     skipped = handlers.refresh_dashboard(shown, sue)
-    assert skipped == (floor, gr.skip(), gr.skip(), shown)  # nothing changed: nothing drawn, nothing sent
+    assert skipped == (floor, tcpr, gr.skip(), gr.skip(), shown)  # nothing changed: nothing drawn, nothing sent
     with session_scope(url) as session:
         incident = session.get(Incident, "c1")
         assert incident is not None
         record_override(session, incident, 1, "worse on the phone", "sue")
     redrawn = handlers.refresh_dashboard(shown, sue)
-    assert redrawn[3] != shown and redrawn[1] is not None
+    assert redrawn[4] != shown and redrawn[2] is not None
 
 
 def test_the_waits_are_also_written_as_a_table_with_the_worst() -> None:
