@@ -29,10 +29,16 @@ CARD_RULES = frozenset(
         "A-CHOKING",
         # bleeding
         "A-SEVERE-BLEEDING",
+        "A-ARTERIAL-BLEEDING",
+        "A-TRAUMA-HEMORRHAGE",
+        "A-PENETRATING-BLEEDING",
         "B-PENETRATING-TRAUMA",
-        # airway
+        # airway, and the danger to the rescuer first
         "A-SEVERE-RESPIRATORY-DISTRESS",
-        "A-HANGING-DROWNING",
+        "A-DROWNING",
+        "A-HANGING",
+        "A-ELECTROCUTION",
+        "A-TOXIC-EXPOSURE-UNRESPONSIVE",
     }
 )
 DEVSET_CARDS = {
@@ -59,7 +65,7 @@ DEVSET_CARDS = {
     "A-132": "breathing-difficulty",  # awake, woke up gasping, pink froth: not the CPR card
     "A-139": "choking-adult",
     "A-152": "cpr-infant",  # a newborn not breathing
-    "A-153": "drowning",  # a hanging
+    "A-153": "hanging",  # cut down from a rope, not breathing: the weight off the neck, then CPR
     "A-203": "cpr-adult",
     "B-001": "cpr-adult",  # Spanish: does not answer, snoring, "no respira bien"
     "B-003": "breathing-difficulty",  # Spanish, asthma, mouth blue

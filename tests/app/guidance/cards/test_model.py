@@ -39,13 +39,13 @@ def test_every_shipped_card_file_validates_with_its_name_from_id_and_language() 
     library = load_library(SHIPPED_DIR)
     files = sorted(path.name for path in SHIPPED_DIR.glob("*.toml"))
     assert sorted(f"{card_id}.{language}.toml" for card_id, language in library.cards) == files
-    assert len(files) == 48
+    assert len(files) == 64
 
 
 def test_every_clinical_card_has_both_languages_and_names_its_basis() -> None:
     library = load_library(SHIPPED_DIR)
     clinical = {card.id for card in library.cards.values() if card.template is None}
-    assert len(clinical) == 21
+    assert len(clinical) == 29
     for card_id in clinical:
         english, spanish = library.cards[(card_id, "en")], library.cards[(card_id, "es")]
         assert english.contradictions and spanish.contradictions and english.key_questions
@@ -56,7 +56,7 @@ def test_a_card_with_bad_fields_is_refused_naming_the_file_and_each_field(tmp_pa
     broken = CARD.replace('rule_ids = ["B-SEIZURE"]', 'rule_ids = ["B-SEIZURES"]\nage_band = "toddler"')
     _write(tmp_path, "seizure.en.toml", broken.replace('steps = ["Stay with the person."]\n', ""))
     assert _problems(tmp_path) == [
-        "seizure.en.toml: rule_ids: unknown red-flag rule ids B-SEIZURES (see triage_models/rules.py)",
+        "seizure.en.toml: rule_ids: unknown red-flag rule ids B-SEIZURES (see `triage-dispatch triage protocols list`)",
         "seizure.en.toml: age_band: Input should be 'adult', 'child', 'infant' or 'any'",
         "seizure.en.toml: steps: Field required",
     ]
@@ -123,24 +123,41 @@ def test_an_empty_directory_is_not_a_library(tmp_path: Path) -> None:
 
 def test_a_combined_card_reads_only_the_situations_the_call_names() -> None:
     library = load_library(SHIPPED_DIR)
-    drowning = library.cards[("drowning", "en")]
+    heat_cold = library.cards[("heat-cold", "en")]
+    heat = heat_cold.for_call("He was working in the sun all day, now he is confused and his skin is hot")
+    assert heat.steps[:2] == (
+        "Move them out of the sun, into the shade or a cool room, and take off extra clothing.",
+        "If you can, put them in a tub of cold water up to the neck, and hold their head above the water.",
+    )
+    assert not any("warm" in step.lower() for step in heat.steps)
+    assert heat.do_not == ("Do not give anything to drink if they are confused or not awake.",)
+    cold = heat_cold.for_call("Grandpa was out in the snow, he is confused and stopped shivering")
+    assert cold.steps[0] == "Move them inside, or out of the wind, and handle them gently."
+    assert not any("ice packs" in step or "cold water" in step for step in cold.steps)
+    frio = library.cards[("heat-cold", "es")].for_call("Mi abuelo estuvo afuera en la nieve, está muy frío")
+    assert frio.steps[0] == "Métala a un lugar cerrado, o fuera del viento, y muévala con cuidado."
+    pregnancy = library.cards[("pregnancy-emergency", "en")]
+    fit = pregnancy.for_call("She is 34 weeks pregnant and she is having a seizure")
+    assert fit.steps[2] == "If she has a fit, move things away so she does not hit them. Do not hold her down."
+    assert not any(step.startswith("If the baby is born") for step in fit.steps)
+    after = pregnancy.for_call("She gave birth an hour ago and is soaking pads")
+    assert not any("a fit," in step and step.startswith("If she") for step in after.steps)
+    assert after.steps[-2] == (
+        "If the baby is born, rub her lower belly firmly in circles, below the belly button, until it is firm."
+    )
+    unknown = heat_cold.for_call("Something happened to my dad")  # names none: the whole card, marks taken off
+    assert len(unknown.steps) == len(heat_cold.steps) and not any(step.startswith("[") for step in unknown.steps)
+
+
+def test_a_single_situation_card_reads_whole() -> None:
+    drowning = load_library(SHIPPED_DIR).cards[("drowning", "en")]
     pool = drowning.for_call("My four-year-old was under the water in the pool, he is not breathing")
-    assert "Is the power off?" not in pool.key_questions
+    assert pool == drowning
     assert not any("hanging" in step or "power" in step for step in pool.steps)
     assert pool.steps[:2] == (
         "Do not put yourself in danger.",
         "Reach or throw something to a person in the water. Do not swim out unless you are trained.",
     )
-    assert pool.do_not == (
-        "Do not try to press water out of the belly or chest.",
-        "Do not go into the water unless you are trained and it is safe.",
-    )
-    wire = drowning.for_call("He grabbed a live wire and fell")
-    assert "Is the power off?" in wire.key_questions and not any("water" in item for item in wire.do_not)
-    spanish = library.cards[("drowning", "es")].for_call("Mi hijo se ahogó en la alberca")
-    assert "¿Ya se cortó la corriente?" not in spanish.key_questions
-    unknown = drowning.for_call("Something happened to my son")  # names none: the whole card, marks taken off
-    assert len(unknown.steps) == len(drowning.steps) and not any(step.startswith("[") for step in unknown.steps)
 
 
 def test_a_situation_mark_must_be_declared_and_used(tmp_path: Path) -> None:
