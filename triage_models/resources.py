@@ -40,7 +40,7 @@ _EXPLICIT: tuple[ResourceCue, ...] = (
     ResourceCue(
         "imaging",
         ("imaging",),
-        r"\b(?:x[- ]?rays?|xr\b|radiograph|ct\b|cat scan|ct scan|mri|"
+        r"\b(?:x[- ]?rays?|xr\b|radiograph|ct\b(?!\s*:)|cat scan|ct scan|mri|"
         r"ultrasound|sonogram|u/?s\b|imaging|films?)",
     ),
     ResourceCue(

@@ -55,3 +55,8 @@ def test_negated_mentions_and_non_resources_count_nothing(text: str) -> None:
 def test_each_kind_counts_once_however_many_tests() -> None:
     resources = predict_resources("needs a CBC, a BMP, a urinalysis, an x-ray and a CT scan")
     assert sorted(item.kind for item in resources) == ["imaging", "labs"]
+
+
+def test_a_call_takers_turn_prefix_is_no_ct_scan() -> None:
+    assert predict_resources("CT: Is he breathing? C: No, he's not") == ()
+    assert [item.kind for item in predict_resources("she needs a CT of the head")] == ["imaging"]

@@ -35,8 +35,9 @@ def test_list_shows_each_card_with_what_picks_it_and_its_review_state(tmp_path: 
         [
             f"library: {directory}",
             "pain  templates-2026.11.1  [en]  priority 30  overload template  en: not reviewed by a medical director",
-            "seizure  2026.11.1  [en,es]  priority 60  A-SEIZURE-ONGOING, B-SEIZURE (any)  en: not reviewed by a "
-            "medical director; es: reviewed by Dra. Rivera on 2026-11-20",
+            "seizure  2026.11.2  [en,es]  priority 60  A-SEIZURE-ONGOING, A-POISONING-SEIZURE, B-SEIZURE, "
+            "B-SEIZURE-INFANT, B-SEIZURE-HIGH-RISK, B-SEIZURE-KNOWN (any)  en: not reviewed by a medical director; "
+            "es: reviewed by Dra. Rivera on 2026-11-20",
         ],
     )
 
@@ -58,8 +59,8 @@ def test_show_reads_the_card_in_the_language_asked_or_says_it_falls_back(tmp_pat
 def test_validate_passes_a_good_library_and_lists_every_problem_of_a_broken_one(tmp_path: Path) -> None:
     code, output = invoke("validate", str(SHIPPED_DIR))
     assert code == 0
-    assert output.splitlines()[0] == f"48 card files valid in {SHIPPED_DIR}"
-    assert output.splitlines()[1].startswith("27 cards not reviewed by a medical director: aed, anaphylaxis, ")
+    assert output.splitlines()[0] == f"64 card files valid in {SHIPPED_DIR}"
+    assert output.splitlines()[1].startswith("35 cards not reviewed by a medical director: aed, anaphylaxis, ")
     directory = _library(tmp_path, "stroke.en.toml", "stroke.es.toml")
     (directory / "stroke.en.toml").write_text(
         (directory / "stroke.en.toml").read_text(encoding="utf-8").replace('"B-STROKE-SIGNS"', '"B-STROKE"')
@@ -73,5 +74,5 @@ def test_validate_passes_a_good_library_and_lists_every_problem_of_a_broken_one(
         "error: burns.es.toml: language: Field required",
         "error: burns.es.toml: steps: Field required",
         "error: burns.es.toml: basis: Field required",
-        "error: stroke.en.toml: rule_ids: unknown red-flag rule ids B-STROKE (see triage_models/rules.py)",
+        "error: stroke.en.toml: rule_ids: unknown red-flag rule ids B-STROKE (see `triage-dispatch triage protocols list`)",
     ]
