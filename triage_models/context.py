@@ -183,6 +183,11 @@ def _ends(terminator: str, category: str) -> bool:
     return True
 
 
+SUBJECTS = frozenset("i he she we they you yo el ella ellos ellas nosotros usted ustedes".split())  # noqa: SIM905
+"""Subject pronouns: a denial said after its finding ("... are fine") is about the words between; one with its own
+subject ("I hit my head, I was fine") says the person was fine, not that the finding is denied."""
+
+
 def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool, backward: bool) -> bool:
     """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
     token to its kind. A scope that crosses sentences (an episode over, said after it) ends only at its word budget:
@@ -195,6 +200,8 @@ def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_ope
         return True
     if trigger.category != "negated":
         return backward and token.text == COMMA  # "c/o SOB, had surgery 2 weeks ago": the history is the surgery
+    if backward and token.text in SUBJECTS:
+        return True
     if token.text == COMMA:
         return not list_open
     return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
