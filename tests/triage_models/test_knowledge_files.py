@@ -65,3 +65,14 @@ def test_a_bad_field_and_an_unreadable_term_are_named(tmp_path: Path) -> None:
     assert refused.value.problems == (
         "protocols/cardiac-arrest.toml: finding pulse_absent: 'NEG': a term needs at least one word",
     )
+
+
+def test_every_high_risk_determinant_is_in_the_coverage_report() -> None:
+    from triage_models.knowledge_base import load_knowledge
+    from triage_models.knowledge_files import read_coverage
+
+    coverage = read_coverage()
+    named = {item for row in coverage.high_risk for item in row.determinants}
+    level_two = {determinant.spec.id for determinant in load_knowledge().determinants if determinant.spec.level == 2}
+    assert level_two - named == set()
+    assert len(coverage.cbd) == 33
