@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -59,14 +60,17 @@ def load_or_train_default(directory: Path | None = None) -> TriageModel:
     neither can be used (a development checkout whose shipped model is older than its rules)."""
     directory = directory or default_model_dir()
     for candidate in (directory, SHIPPED_MODEL_DIR):
-        try:
-            model = TriageModel.load(candidate)
-        except FileNotFoundError:
+        meta_path = candidate / "meta.json"
+        if not meta_path.is_file():
             continue
-        stale = stale_versions(model.meta)
-        if not stale:
-            return model
-        log.info("triage model in %s was built for %s; not used", candidate, ", ".join(stale))
+        stale = stale_versions(json.loads(meta_path.read_text(encoding="utf-8")))
+        if stale:
+            log.info("triage model in %s was built for %s; not used", candidate, ", ".join(stale))
+            continue
+        try:
+            return TriageModel.load(candidate)
+        except (KeyError, ValueError) as error:  # files of an older format: pass it over, as a stale one
+            log.warning("triage model in %s cannot be read (%s: %s); not used", candidate, type(error).__name__, error)
     log.warning(
         "no usable triage model (shipped or in %s): training one from the corpus and generated messages", directory
     )

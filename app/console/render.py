@@ -572,6 +572,14 @@ def guidance_text(detail: IncidentDetail, viewer: Viewer = FLOOR_VIEWER) -> str:
     return detail.guidance.text
 
 
+def _read_fact(detail: IncidentDetail, name: str, missing: str) -> str:
+    """What a live call's words gave for a fact the incident does not hold yet, marked for the dispatcher to confirm."""
+    fact = getattr(detail.live, name, None) if detail.live is not None else None
+    if fact is None:
+        return html.escape(missing)
+    return f'{html.escape(fact.value)} <small class="to-confirm">read from the call: confirm</small>'
+
+
 def render_head(
     detail: IncidentDetail,
     engine: EngineStatus | None,
@@ -582,8 +590,12 @@ def render_head(
     status line (who holds it, the clock, the guidance)."""
     review = review_badge(detail.review_reason) if detail.review_pending else ""
     complaint = html.escape(detail.chief_complaint or shorten(detail.text, 120) or "no complaint")
-    address = html.escape(detail.location or "no address given")
-    number = html.escape(detail.callback_number) if detail.callback_number else "no call-back number"
+    address = html.escape(detail.location) if detail.location else _read_fact(detail, "address", "no address given")
+    number = (
+        html.escape(detail.callback_number)
+        if detail.callback_number
+        else _read_fact(detail, "callback_number", "no call-back number")
+    )
     age = f' <span class="age">age {detail.patient_age_years}</span>' if detail.patient_age_years is not None else ""
     holder = f" · held by <b>{html.escape(detail.claimed_by)}</b>" if detail.claimed_by else ""
     words = guidance_label(detail, engine, viewer.supervisor)

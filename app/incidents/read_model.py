@@ -229,6 +229,15 @@ class TcprClock(Part):
         return min(times) if times else None
 
 
+class CallFact(Part):
+    """An address or call-back number read from a live call's words, until a dispatcher confirms it."""
+
+    value: str
+    offset_s: float | None = None
+    """Seconds from the call's answer to the words it was read from."""
+    confirmed_by: str | None = None
+
+
 class LiveCallView(Part):
     """A live call (`app.live.views.live_view`): its transcript so far by track, each track's partial, the level's
     history with the words that moved it, and its T-CPR clock."""
@@ -241,6 +250,8 @@ class LiveCallView(Part):
     """Each track's utterance still being spoken (its words may change)."""
     levels: list[LevelChange] = Field(default_factory=list)
     tcpr: TcprClock
+    address: CallFact | None = None
+    callback_number: CallFact | None = None
 
 
 class IncidentLink(Part):

@@ -74,6 +74,9 @@ def test_an_incident_that_needs_review_reads_back_with_its_reason_and_resources(
         ],
         "resource_count": 2,
         "language": "en",
+        "protocol": None,
+        "key_questions": [],
+        "non_medical": False,
     }
     assert REVIEW_TEXT[34:44] == "chest pain" and REVIEW_TEXT[63:68] == "x-ray" and REVIEW_TEXT[73:83] == "blood work"
     assert (body["esi_level"], body["model_level"], body["override_level"]) == (2, 2, None)

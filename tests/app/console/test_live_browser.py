@@ -232,6 +232,8 @@ def test_a_live_call_shows_its_transcript_levels_and_tcpr_clock_as_the_call_goes
         f"0:11 ESI 4 → ESI 2 raised {QUOTE_OPEN}collapsed{QUOTE_CLOSE}",
         f"0:19 ESI 2 → ESI 1 raised {QUOTE_OPEN}not breathing{QUOTE_CLOSE}",
     ]
+    address = dana.inner_text("#incident-view .call-facts .address")
+    assert address.lower() == "address 14 alder lane read from the call: confirm"  # until a dispatcher confirms it
     tcpr = "T-CPR · arrest recognised 0:19 (target 1:00, met) · first compression not yet"
     assert dana.inner_text("#incident-view .tcpr-clock") == tcpr
     IMAGES.mkdir(parents=True, exist_ok=True)
