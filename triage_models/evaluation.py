@@ -151,15 +151,20 @@ class _Fold:
     temperature: float
     alternative: DecisionPolicy | None = None
     """A second policy decided on the same fit (its figures come without a second fit per case)."""
+    base_sources: Sequence[str] | None = None
+    """Each base row's source, so that a fit weighs the sources as the template's training did."""
+    held_source: str = "held"
 
 
 def _leave_out(fold: _Fold, index: int) -> tuple[CaseOutcome, CaseOutcome | None]:
     """Retrain without case `index` (one fit, the template's temperature and policy) and classify it (and again
     under the alternative policy, when there is one)."""
     others = [i for i in range(len(fold.held_texts)) if i != index]
+    sources = None if fold.base_sources is None else [*fold.base_sources, *[fold.held_source] * len(others)]
     model = train_model(
         [*fold.base_texts, *(fold.held_texts[i] for i in others)],
         [*fold.base_labels, *(fold.held_labels[i] for i in others)],
+        sources=sources,
         tune_threshold=False,
         calibrate=False,
     )
@@ -182,15 +187,26 @@ def leave_one_out(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
     alternative: DecisionPolicy | None = None,
+    base_sources: Sequence[str] | None = None,
+    held_source: str = "held",
 ) -> tuple[EvaluationReport, EvaluationReport | None]:
     """Each held-out case classified by a model retrained on the base data plus every other held-out case: the
     report, and the same fits' report under the `alternative` policy when one is given.
 
     The retrained model keeps the template's temperature and decision policy (tuned on out-of-fold predictions
     when the template was trained), so one case costs one fit rather than four. `jobs` processes fit in parallel.
+    `base_sources` and `held_source` name each row's source, so each fit weighs them as the template's training did.
     """
     fold = _Fold(
-        held_texts, held_labels, base_texts, base_labels, template.policy, template.backend.temperature, alternative
+        held_texts,
+        held_labels,
+        base_texts,
+        base_labels,
+        template.policy,
+        template.backend.temperature,
+        alternative,
+        base_sources,
+        held_source,
     )
     indices = range(len(held_texts))
     if jobs <= 1:

@@ -377,8 +377,9 @@ def cross_validate(
         False
     ),
 ) -> None:
-    """Leave-one-out: each case classified by the default recipe retrained without it (KTAS ED1 and generated
-    messages, plus every other case of --data; the model's temperature and decision policy are kept)."""
+    """Leave-one-out: each case classified by the default recipe retrained without it (the corpus, KTAS ED1 and
+    generated messages, plus every other case of --data, weighted by source as the shipped model was; the model's
+    temperature and decision policy are kept)."""
     held = _read(data, data_format, text_column, label_column)
     template = _with_policy(_load_model(model), None, resource_step)
     base = default_training_data(generated=int(template.meta.get("n_by_source", {}).get("generated", 6000)))
@@ -393,6 +394,8 @@ def cross_validate(
         progress=lambda done, total: _err.print(f"{done}/{total}", end="\r"),
         jobs=jobs,
         alternative=replace(template.policy, resource_step=other_step) if compare_resource_step else None,
+        base_sources=[base.sources[i] for i in keep],
+        held_source=data_format.value,
     )
     if reliability_plot is not None:
         write_reliability_plot(evaluation, reliability_plot, f"{data.name} (leave-one-out)")
