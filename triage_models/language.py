@@ -170,8 +170,8 @@ def load_language_models(precise: PreciseModels = "now") -> None:
     """Load the language detector's models at a process's start (otherwise the first call whose language is unclear
     loads them, and every call queued behind it waits): the quick detector now, and the precise one `precise`:
     "now"; "background" (in a thread: calls use the quick one until it is loaded); or "deferred" (calls use the
-    quick one until a later "background" load: a process about to fork warm children, which must hold no thread of
-    lingua's when it forks; each child then loads the precise models in its own thread)."""
+    quick one until a later "background" load). A process that will fork (a classify worker) loads both "now": lingua
+    builds on a Rust thread pool that a forked child inherits without its threads, so a child must never build."""
     _DETECTORS.quick_detector()
     if precise == "now":
         _DETECTORS.precise_detector()

@@ -1,12 +1,14 @@
 """A classify worker loads its triage and language models before it takes a call, and says ready only then.
 
-The worker's main process warms up when it starts (Celery's `worker_init`, before its pool exists): the triage
-model, the knowledge, the spelling lists and lingua's quick detector. Its pool processes are forked from it warm, so a
-pool process that restarts (a crash, a recycled child) serves its first call at once. The worker's heartbeat, which
-`/readyz` reads, starts only after this (`worker_ready`). Each pool process then loads lingua's precise models in a
-thread of its own; until they are loaded, a call whose language the common words cannot settle is read by the quick
-detector (see `triage_models.language`). The main process loads no thread of lingua's: it must not hold one when it
-forks.
+The worker's main process warms up when it starts (Celery's `celeryd_after_setup`: its logging is set up, its pool
+not yet started): the triage model, the knowledge, the spelling lists and both of lingua's detectors. Its pool
+processes are forked from it warm, so a pool process that restarts (a crash, a recycled child) serves its first call
+at once. The worker's heartbeat, which `/readyz` reads, starts only after this (`worker_ready`).
+
+No pool process builds lingua's models itself: lingua builds them on a Rust thread pool that a forked child inherits
+without its threads, so a build in a child never ends (and holds the interpreter while it waits). Loaded before the
+fork, the models are shared by every child, and reading a call needs no thread (`tests/app/worker/test_warm_up.py`
+forks a warmed process as the pool does).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from typing import Any
 
 from app.incidents.pipeline import triager_for
 from app.settings import Settings, get_settings
-from triage_models.language import PreciseModels, load_language_models
+from triage_models.language import PreciseModels
 
 log = logging.getLogger(__name__)
 
 WARM_UP_UID = "triage-dispatch:warm-up"
-"""The warm-up's receivers' id on Celery's `worker_init` and `worker_process_init`."""
+"""The warm-up's receiver's id on Celery's `celeryd_after_setup`."""
 
 
 def warm_up_triage(settings: Settings | None = None, precise_language_models: PreciseModels = "now") -> float:
@@ -39,19 +41,15 @@ def warm_up_triage(settings: Settings | None = None, precise_language_models: Pr
 def _warm_up_before_the_pool(**_: Any) -> None:
     # A failure here stops the worker from starting, which its supervisor (`serve`, systemd, compose) restarts:
     # a worker that says ready must be one that can classify.
-    warm_up_triage(precise_language_models="deferred")
-
-
-def _precise_models_in_this_process(**_: Any) -> None:
-    load_language_models("background")
+    warm_up_triage(precise_language_models="now")
 
 
 def install_warm_up() -> None:
-    """Warm the worker's main process up before its pool starts (its heartbeat, and so readiness, waits for it), and
-    have each pool process load lingua's precise models in the background."""
-    from celery.signals import worker_init, worker_process_init
+    """Warm the worker's main process up, lingua's models included, before its pool forks (its heartbeat, and so
+    readiness, waits for it)."""
+    from celery.signals import celeryd_after_setup
 
-    # Celery's signals hold receivers weakly by default: these must stay connected; the uid keeps each one, however
-    # many Celery apps this process builds.
-    worker_init.connect(_warm_up_before_the_pool, weak=False, dispatch_uid=WARM_UP_UID)
-    worker_process_init.connect(_precise_models_in_this_process, weak=False, dispatch_uid=WARM_UP_UID)
+    # Celery's signals hold receivers weakly by default: this must stay connected; the uid keeps one, however many
+    # Celery apps this process builds. (`worker_init` comes before Celery sets its logging up: the warm-up's own line
+    # would be lost.)
+    celeryd_after_setup.connect(_warm_up_before_the_pool, weak=False, dispatch_uid=WARM_UP_UID)

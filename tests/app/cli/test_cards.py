@@ -74,5 +74,6 @@ def test_validate_passes_a_good_library_and_lists_every_problem_of_a_broken_one(
         "error: burns.es.toml: language: Field required",
         "error: burns.es.toml: steps: Field required",
         "error: burns.es.toml: basis: Field required",
-        "error: stroke.en.toml: rule_ids: unknown red-flag rule ids B-STROKE (see `triage-dispatch triage protocols list`)",
+        "error: stroke.en.toml: rule_ids: unknown red-flag rule ids B-STROKE "
+        "(see `triage-dispatch triage protocols list`)",
     ]
