@@ -80,6 +80,9 @@ def _open_call(session: Session, event: CallEvent, now: dt.datetime) -> LiveCall
             after={"call_id": event.call_id, "live": event.vendor, "answered_at": answered.isoformat()},
         )
     )
+    # The batch writer does not flush before its queries, and the unit of work does not order the call's partial,
+    # segments and outbox (no relationship) after their incident: written now, the incident is in before they are.
+    session.flush()
     return call
 
 
