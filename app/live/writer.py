@@ -97,6 +97,7 @@ class EventWriter:
         try:
             with session_scope(self.database_url) as session, session.no_autoflush:
                 batch = Batch()
+                batch.preload(session, events)
                 results: list[Recorded | Exception] = [record_event(session, event, now, batch) for event in events]
         except IntegrityError:
             self.retried_alone += 1

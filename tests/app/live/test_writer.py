@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import Engine, event, select
 
 from app.db.migrate import upgrade
 from app.db.models import CallPartial, CallSegment, LiveCall
@@ -45,3 +46,30 @@ def test_commit_writes_new_calls_first_partials_in_one_transaction(tmp_path: Pat
     assert sorted(calls.values()) == ["a", "b"]
     assert partials == [("a", 3, "my husband fell")]
     assert finals == [("b", 2, "he is not breathing")]
+
+
+def test_commit_reads_a_batch_of_existing_calls_in_three_statements(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'triage.db'}"
+    upgrade(url)
+    writer = EventWriter(url)
+    writer._commit([segment(name, 1, "hello") for name in "abcd"])
+    statements: list[str] = []
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        found = re.match(r"(SELECT|UPDATE|INSERT|DELETE)\b(?:.*?\b(?:FROM|INTO)\s+|\s+)(\w+)", statement, re.DOTALL)
+        statements.append(f"{found[1]} {found[2]}" if found else statement)
+
+    event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        results = writer._commit([segment(name, 2, "hello there") for name in "abcd"])
+    finally:
+        event.remove(Engine, "before_cursor_execute", seen)
+        writer.close()
+    assert [r.duplicate for r in results if isinstance(r, Recorded)] == [False] * 4
+    assert statements == [
+        "SELECT live_calls",
+        "SELECT call_partials",
+        "SELECT call_segments",
+        "UPDATE call_partials",
+        "UPDATE live_calls",
+    ]
