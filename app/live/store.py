@@ -57,7 +57,7 @@ class Batch:
         for event in events:
             by_source.setdefault(event.source, set()).add(event.call_id)
         for source, call_ids in by_source.items():
-            found = select(LiveCall).where(LiveCall.source == source, LiveCall.call_id.in_(call_ids))
+            found = select(LiveCall).where(LiveCall.source == source, LiveCall.call_id.in_(sorted(call_ids)))
             self.calls.update({(source, call.call_id): call for call in session.scalars(found)})
             self.looked_up.update((source, call_id) for call_id in call_ids)
         incident_ids = [call.incident_id for call in self.calls.values()]
