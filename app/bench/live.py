@@ -164,8 +164,13 @@ def _pct(values: list[float], q: float) -> float | None:
 class LiveBenchResult:
     calls: int
     engine: str
+    speed: float
+    """The calls' clock against real time (3.0: every call three times as fast, three times the events a second)."""
     events: int
+    offered_per_s: float
+    """Events a second the calls' schedule asks for, from the first event due to the last."""
     events_per_s: float
+    """Events a second answered, from the first sent to the last answered: the offered rate when intake holds."""
     post_p50_ms: float | None
     post_p99_ms: float | None
     schedule_lag_p99_ms: float | None
@@ -233,11 +238,19 @@ def _stored_finals(database: Path) -> int:
         return int(connection.execute("SELECT COUNT(*) FROM call_segments WHERE promoted = 0").fetchone()[0])
 
 
+def offered_span_s(calls: int, ramp_s: float, stretch: float) -> float:
+    """Seconds from the first event due to the last, the calls started over `ramp_s`."""
+    plan = [SCRIPTS[n % len(SCRIPTS)] for n in range(calls)]
+    ends = [ramp_s * n / max(1, calls) + events_of(script, "-", stretch)[-1][0] for n, script in enumerate(plan)]
+    return max(ends)
+
+
 def run_live_bench(
-    calls: int = 100, ramp_s: float = 20.0, stretch: float = 1.0, engine: str = "none", with_flood: bool = True,
+    calls: int = 100, ramp_s: float = 20.0, speed: float = 1.0, engine: str = "none", with_flood: bool = True,
     model_dir: Path | None = None,
 ) -> LiveBenchResult:  # fmt: skip
     """Start the processes, replay the calls (and the flood), wait for triage to settle, stop them."""
+    stretch = 1.0 / speed
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-live-") as scratch:
         workdir = Path(scratch)
@@ -285,13 +298,27 @@ def run_live_bench(
             for process in processes:
                 process.terminate()
             for process in processes:
-                process.wait(timeout=30)
+                _stop(process)
             redis_process.terminate()
             redis_process.wait(timeout=10)
     result = _judge(calls, engine, sent, flooded, plan, seen, elapsed, stored)
     events = len(sent.latencies) + len(flooded.latencies)
     per_event = round(web_cpu * 1000 / max(1, events), 2)
-    return dataclasses.replace(result, web_cpu_ms_per_event=per_event, load_average_before=round(load_before, 2))
+    offered = round(len(sent.latencies) / offered_span_s(calls, ramp_s, stretch), 1)
+    return dataclasses.replace(
+        result, speed=speed, offered_per_s=offered, web_cpu_ms_per_event=per_event,
+        load_average_before=round(load_before, 2),
+    )  # fmt: skip
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Wait for a process told to stop; killed after 30 s (a Celery worker's warm shutdown waits for the re-triage
+    tasks it holds, each reading its call again)."""
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 def _judge(
@@ -310,7 +337,9 @@ def _judge(
     return LiveBenchResult(
         calls=calls,
         engine=engine,
+        speed=1.0,
         events=len(sent.latencies),
+        offered_per_s=0.0,
         events_per_s=round(len(sent.latencies) / elapsed, 1),
         post_p50_ms=_ms(_pct(sent.latencies, 0.5)),
         post_p99_ms=_ms(_pct(sent.latencies, 0.99)),

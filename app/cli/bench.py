@@ -460,19 +460,26 @@ def live(
     ramp: Annotated[float, typer.Option(help="Seconds over which the calls start.")] = 20.0,
     engine: Annotated[str, typer.Option(help="none (the engine down) or hf (the built-in tiny model)")] = "none",
     flood: Annotated[bool, typer.Option(help="Another source floods meanwhile.")] = True,
+    speed: Annotated[
+        float, typer.Option(help="The calls' clock against real time: 3 sends every call 3x as fast (3x overload).")
+    ] = 1.0,
+    model_dir: Annotated[
+        Path | None, typer.Option(help="The triage model the worker reads (default: the installation's).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Live calls replayed at real time (docs/benchmarks.md#live-calls): events a second, answer times, recognition
     and card latency after the decisive utterance, false arrest cards, a flooding source's refusals."""
     from app.bench.live import run_live_bench
 
-    if calls < 1 or ramp < 0:
-        raise typer.BadParameter("--calls must be >= 1 and --ramp >= 0")
-    result = run_live_bench(calls, ramp, engine=_choice(engine, ["none", "hf"], "engine"), with_flood=flood)
+    if calls < 1 or ramp < 0 or not 0.1 <= speed <= 20:
+        raise typer.BadParameter("--calls must be >= 1, --ramp >= 0 and --speed between 0.1 and 20")
+    engine = _choice(engine, ["none", "hf"], "engine")
+    result = run_live_bench(calls, ramp, speed, engine=engine, with_flood=flood, model_dir=model_dir)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
         return
-    table = Table(title=f"live: {calls} calls at real time, engine {engine}", title_justify="left")
+    table = Table(title=f"live: {calls} calls at {speed:g}x real time, engine {engine}", title_justify="left")
     table.add_column("measure")
     table.add_column("value", justify="right")
     for name, value in result.to_json().items():

@@ -36,6 +36,7 @@ from app.console.history import action_choices
 from app.console.incident_tab import IncidentHandlers, IncidentTab, incident_layout, wire_incident
 from app.console.incident_tab import action_visibility as action_visibility
 from app.console.live_panel import CSS as LIVE_CSS
+from app.console.page_redirect import ConsolePageRedirect
 from app.console.page_script import PAGE_SCRIPT
 from app.console.queue_stream import ENGINE_BANNER_SLOT, QUEUE_SHELL, TICK_S, add_queue_stream, read_view
 from app.console.reading_panel import CSS as READING_CSS
@@ -125,13 +126,7 @@ def install_console(app: FastAPI, settings: Settings, setup_link: SetupLink | No
     # Every path under /console/ but the page needs the session; Gradio's sessions, events and streams are held to it.
     app.add_middleware(GradioSessionGuard, cookie=cookie, principal_for=session_principal)
 
-    @app.middleware("http")
-    async def console_needs_a_session(request: Request, call_next: Any) -> Response:
-        path = request.url.path
-        if request.method == "GET" and path in ("/console", "/console/") and current(request) is None:
-            return RedirectResponse(f"/login?next={quote('/console/')}", status_code=303)
-        response: Response = await call_next(request)
-        return response
+    app.add_middleware(ConsolePageRedirect, cookie=cookie, principal_for=session_principal)
 
     def auth_dependency(request: Request) -> str | None:
         principal = current(request)

@@ -27,6 +27,8 @@ KNOWN_CALL_TTL_S = 4 * 3600
 """A call counted against its source is remembered this long (longer than any call)."""
 LOCAL_KNOWN_CALLS = 50_000
 """Calls this process remembers having counted, so most events need no Redis read for it."""
+LOCAL_REFUSED_CALLS = 10_000
+"""Calls over their limit this process remembers until their window has room again."""
 
 
 class CallRefusal(LimitRefusal):
@@ -66,6 +68,8 @@ class LiveAdmission:
         self._shared = MovingWindowRateLimiter(storage)
         self._local = MovingWindowRateLimiter(MemoryStorage())
         self._known: collections.OrderedDict[tuple[str, str], None] = collections.OrderedDict()
+        self._refused: dict[tuple[str, str], tuple[float, str]] = {}
+        """(source, call) -> (when its full window has room again, the window): refused without Redis till then."""
         self._lock = threading.Lock()
 
     def admit(self, source: str, call_id: str) -> LimitRefusal | None:
@@ -76,6 +80,27 @@ class LiveAdmission:
                 self._forget(source, call_id)
                 return refusal
         return self._hit_call(source, call_id)
+
+    def refused_now(self, source: str, call_id: str) -> LimitRefusal | None:
+        """The refusal of a call still over its limit, from this process's memory: no Redis and no thread, so a
+        runaway stream is answered 429 at once. A moving window that refused an event refuses every event until its
+        oldest entry expires (a refused event is not counted), so this refuses nothing `admit` would accept."""
+        refused = self._refused.get((source, call_id))
+        if refused is None:
+            return None
+        until, window = refused
+        now = self._clock()
+        if now >= until:
+            return None
+        return CallRefusal(call_id, window, max(1, math.floor(until - now) + 1))
+
+    def _remember_refusal(self, source: str, call_id: str, until: float, window: str) -> None:
+        with self._lock:
+            if len(self._refused) >= LOCAL_REFUSED_CALLS:
+                now = self._clock()
+                self._refused = {key: value for key, value in self._refused.items() if value[0] > now}
+            if len(self._refused) < LOCAL_REFUSED_CALLS:
+                self._refused[(source, call_id)] = (until, window)
 
     def _counted(self, source: str, call_id: str) -> bool:
         """Whether the call was counted against its source already (here, or by another web process)."""
@@ -112,6 +137,7 @@ class LiveAdmission:
         for item in self.windows:
             if not self._run(functools.partial(_hit, item=item, identity=identity)):
                 stats = self._run(functools.partial(_stats, item=item, identity=identity))
+                self._remember_refusal(source, call_id, stats.reset_time, str(item))
                 return CallRefusal(call_id, str(item), max(1, math.floor(stats.reset_time - self._clock()) + 1))
         return None
 

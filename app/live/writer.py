@@ -43,6 +43,8 @@ class EventWriter:
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         self.events = 0
+        self.retried_alone = 0
+        """Batches whose transaction failed on a constraint and whose events were written again one by one."""
 
     async def write(self, event: CallEvent) -> Recorded:
         """Write the event with whatever else is waiting; its result once committed (the database's error if not)."""
@@ -95,8 +97,10 @@ class EventWriter:
         try:
             with session_scope(self.database_url) as session, session.no_autoflush:
                 batch = Batch()
+                batch.preload(session, events)
                 results: list[Recorded | Exception] = [record_event(session, event, now, batch) for event in events]
         except IntegrityError:
+            self.retried_alone += 1
             results = [self._commit_one(event, now) for event in events]
         self.batches += 1
         self.events += len(events)

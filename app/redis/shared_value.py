@@ -21,10 +21,20 @@ class SharedValue(Generic[T]):
         self._lock = threading.Lock()
         self._value: T | None = None
         self._at = -float("inf")
+        self._fresh: tuple[T, float] | None = None
 
     def get(self) -> T:
         with self._lock:
             if self._value is None or self._clock() - self._at >= self._ttl_s:
-                self._value = self._read()
-                self._at = self._clock()
+                value = self._read()
+                self._value, self._at = value, self._clock()
+                self._fresh = (value, self._at)
             return self._value
+
+    def peek(self) -> T | None:
+        """The last answer while it is younger than `ttl_s`, without blocking (None: `get()` must read it again),
+        so that an event loop takes a fresh value itself and sends only a stale one to a thread."""
+        fresh = self._fresh  # one tuple, read at once: never one read's value with another's time
+        if fresh is None or self._clock() - fresh[1] >= self._ttl_s:
+            return None
+        return fresh[0]

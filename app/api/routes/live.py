@@ -26,7 +26,6 @@ from app.api.routes.intake import (
     rejected,
 )
 from app.db.models import utcnow
-from app.intake.limits import LimitRefusal
 from app.intake.signatures import SignatureError, verify
 from app.intake.sources import SUSPENDED_RETRY_AFTER_S, SourceState
 from app.live.admission import LiveAdmission
@@ -49,8 +48,12 @@ class LiveAccepted(BaseModel):
 
 
 async def _admit(request: Request, source: str, call_id: str, metrics: IntakeMetrics) -> None:
+    """429 for a call over its limit (remembered here: answered on the event loop, no Redis) or, after the Redis
+    checks on an admission thread, for a new call over its source's limit or a call that just went over its own."""
     admission: LiveAdmission = request.app.state.live_admission
-    refusal: LimitRefusal | None = await admission_thread(request, lambda: admission.admit(source, call_id))
+    refusal = admission.refused_now(source, call_id)
+    if refusal is None:
+        refusal = await admission_thread(request, lambda: admission.admit(source, call_id))
     if refusal is not None:
         metrics.rejected.labels("rate_limited").inc()
         metrics.refused.labels(source, "rate_limited").inc()
@@ -121,8 +124,9 @@ async def twilio_transcription(
 
 async def _segment_source(request: Request, source: str, metrics: IntakeMetrics) -> SourceState:
     states: SharedValue[dict[str, SourceState]] = request.app.state.source_states
+    fresh = states.peek()  # the usual case: no thread taken for a value read less than a few seconds ago
     try:
-        state = (await admission_thread(request, states.get))[source]
+        state = (fresh if fresh is not None else await admission_thread(request, states.get))[source]
     except DATABASE_AWAY as error:
         raise database_away(source, request.headers.get("webhook-id"), metrics, error) from None
     if state.suspended:
