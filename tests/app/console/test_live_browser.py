@@ -228,8 +228,9 @@ def test_a_live_call_shows_its_transcript_levels_and_tcpr_clock_as_the_call_goes
         "0:21 | Caller | Oh God, what do I …",
     ]
     assert levels(dana) == [
-        f"0:06 ESI 4 first reading {QUOTE_OPEN}It's 14 Alder Lane.{QUOTE_CLOSE}",
-        f"0:11 ESI 4 → ESI 2 raised {QUOTE_OPEN}collapsed{QUOTE_CLOSE}",
+        # an address alone names no complaint: ESI 3, never a guessed calm level
+        f"0:06 ESI 3 first reading {QUOTE_OPEN}It's 14 Alder Lane.{QUOTE_CLOSE}",
+        f"0:11 ESI 3 → ESI 2 raised {QUOTE_OPEN}collapsed{QUOTE_CLOSE}",
         f"0:19 ESI 2 → ESI 1 raised {QUOTE_OPEN}not breathing{QUOTE_CLOSE}",
     ]
     address = dana.inner_text("#incident-view .call-facts .address")
