@@ -144,17 +144,19 @@ def _learn(
     out: Path,
     serving_dir: Path,
     since: dt.datetime | None,
-    generated: int,
+    base_mix: tuple[int, bool],
     validation_data: LabelledData,
     validation_source: str,
 ) -> dict[str, Any]:
-    """Read the overrides, build and compare the candidate, write it and report.json; the report."""
+    """Read the overrides, build and compare the candidate, write it and report.json; the report. `base_mix`: the
+    generated messages and whether the call corpus is in the base data."""
+    generated, corpus = base_mix
     with session_scope(get_settings().database_url) as session:
         overrides = overrides_since(override_labels(session), since)
     if not overrides:
         typer.echo(f"no overrides to learn from{f' since {since:%Y-%m-%d %H:%M}' if since else ''}", err=True)
         raise typer.Exit(1)
-    base = default_training_data(generated=generated)
+    base = default_training_data(generated=generated, corpus=corpus)
     trained_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     source = f"overrides:{len(overrides)}x{OVERRIDE_WEIGHT} + base:{len(base.texts)}"
     serving = load_or_train_default(serving_dir)
@@ -169,7 +171,7 @@ def _learn(
     report = result.report()
     report["overrides"]["since"] = since.isoformat() if since else None
     report["validation"]["source"] = validation_source
-    report["base_training"] = {"n": len(base.texts), "generated": generated}
+    report["base_training"] = {"n": len(base.texts), "generated": generated, "corpus": corpus}
     report["candidate"] = {"version": result.candidate.version, "dir": str(out), "trained_at": trained_at}
     report["serving"] = {"version": serving.version, "dir": str(serving_dir)}
     result.candidate.save(out)
@@ -187,6 +189,9 @@ def retrain_command(
     generated: Annotated[int, typer.Option(help="Generated messages in the base training data.")] = (
         DEFAULT_TRAINING_SIZE
     ),
+    corpus: Annotated[
+        bool, typer.Option("--corpus/--no-corpus", help="The call corpus in the base data, as the shipped model has.")
+    ] = True,
     validation: ValidationOption = None,
     data_format: FormatOption = DataFormat.plain,
     text_column: TextColumnOption = None,
@@ -204,7 +209,7 @@ def retrain_command(
             f"{out} is the serving model directory; write the candidate elsewhere", param_hint="--out"
         )
     validation_data, validation_source = _validation(validation, data_format, text_column, label_column)
-    report = _learn(out, serving_dir, since, generated, validation_data, validation_source)
+    report = _learn(out, serving_dir, since, (generated, corpus), validation_data, validation_source)
     if as_json:
         typer.echo(json.dumps(report))
         return

@@ -102,7 +102,7 @@ def retrained(tmp_path_factory: pytest.TempPathFactory, small_model_dir: Path) -
         result = runner.invoke(
             cli,
             ["triage", "retrain", "--from-overrides", "--since", "2026-11-01", "--out", str(root / "candidate"),
-             "--generated", "400", "--validation", str(root / "validation.csv"), "--text-column", "text",
+             "--generated", "400", "--no-corpus", "--validation", str(root / "validation.csv"), "--text-column", "text",
              "--label-column", "esi_level", "--json"],
         )  # fmt: skip
         get_settings.cache_clear()
@@ -137,7 +137,7 @@ def test_the_report_prints_as_tables(retrained: Retrained, capsys: pytest.Captur
 def test_since_leaves_out_older_overrides(retrained: Retrained) -> None:
     assert retrained.report["overrides"]["used"] == 12  # the 3 overrides of October are not learned from
     assert retrained.report["overrides"]["since"] == "2026-11-01T00:00:00"
-    assert retrained.report["base_training"] == {"n": 400, "generated": 400}
+    assert retrained.report["base_training"] == {"n": 400, "generated": 400, "corpus": False}
 
 
 def test_retrain_without_overrides_exits_1_and_refuses_the_serving_dir(
@@ -146,7 +146,9 @@ def test_retrain_without_overrides_exits_1_and_refuses_the_serving_dir(
     serving_dir = _environment(monkeypatch, tmp_path)
     Base.metadata.create_all(make_engine(f"sqlite:///{tmp_path / 'triage.db'}"))
     out = tmp_path / "candidate"
-    result = runner.invoke(cli, ["triage", "retrain", "--from-overrides", "--out", str(out), "--generated", "600"])
+    result = runner.invoke(
+        cli, ["triage", "retrain", "--from-overrides", "--out", str(out), "--generated", "600", "--no-corpus"]
+    )
     assert result.exit_code == 1 and contains(result.output, "no overrides to learn from") and not out.exists()
     result = runner.invoke(cli, ["triage", "retrain", "--from-overrides", "--out", str(serving_dir)])
     assert result.exit_code == 2
