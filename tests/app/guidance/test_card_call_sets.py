@@ -45,7 +45,6 @@ DEVSET_CARDS = {
     "A-001": "cpr-adult",  # Spanish, agonal snoring
     "A-002": "choking-adult",  # "mi hijo", no age: the adult card, whose first question is the age
     "A-006": "seizure",  # blue lips in a seizure: not back blows
-    "A-017": "severe-bleeding",
     "A-023": "cpr-infant",  # a baby found blue and not breathing in the cot
     "A-024": "breathing-difficulty",  # blue lips, cannot finish a sentence: not choking
     "A-026": "severe-bleeding",
@@ -60,11 +59,14 @@ DEVSET_CARDS = {
     "A-073": "drowning",  # pulled out of the deep end: rescue breaths first
     "A-074": "cpr-adult",
     "A-079": "cpr-adult",
+    "A-096": "cpr-adult",  # "can't really wake him", breathing slow and loud, pain pills
     "A-107": "cpr-child",  # "my son is two"
+    "A-126": "cpr-adult",  # won't wake up, noisy breathing with long gaps
     "A-117": "choking-child",
     "A-132": "breathing-difficulty",  # awake, woke up gasping, pink froth: not the CPR card
     "A-139": "choking-adult",
     "A-152": "cpr-infant",  # a newborn not breathing
+    "A-160": "severe-bleeding",  # cut wrists, a lot of blood, pale and slurring
     "A-153": "hanging",  # cut down from a rope, not breathing: the weight off the neck, then CPR
     "A-203": "cpr-adult",
     "B-001": "cpr-adult",  # Spanish: does not answer, snoring, "no respira bien"
@@ -81,23 +83,27 @@ DEVSET_CARDS = {
     "B-057": "choking-adult",
     "B-058": "drowning",
     "B-065": "cpr-adult",
+    "B-070": "cpr-adult",
+    "B-072": "cpr-adult",
+    "B-074": "severe-bleeding",
     "B-084": "choking-child",  # "my baby ... he's fourteen months": a child, not an infant
 }
 GENERATED_CARDS = {
-    "cardiac-arrest": {"cpr-adult": 32},
-    "child-breathing-distress": {"breathing-difficulty": 35},
-    "child-struck-unresponsive": {"cpr-child": 8, "cpr-adult": 1},  # no age: "a mi hija" (a daughter may be grown)
-    "choking": {"choking-adult": 28, "choking-child": 3, "breathing-difficulty": 2},  # fillers inside "stuck in"
+    "cardiac-arrest": {"cpr-adult": 36},
+    "child-breathing-distress": {"breathing-difficulty": 41, "anaphylaxis": 2, "drowning": 1},
+    "child-struck-unresponsive": {"cpr-child": 5, "cpr-adult": 1},  # no age: "a mi hija" (a daughter may be grown)
+    "choking": {"choking-adult": 26, "choking-unconscious": 5, "choking-child": 2},
     "cpr-in-progress": {"cpr-adult": 31, "cpr-child": 2},
-    "drowning-hanging": {"drowning": 34},
-    "hemorrhagic-shock": {"cpr-adult": 2, "severe-bleeding": 5},
-    "not-breathing": {"cpr-adult": 23, "choking-unconscious": 8, "cpr-child": 4},  # "hes 5", "she looks about 7"
-    "seizure-cyanotic": {"breathing-difficulty": 12, "seizure": 6},  # no seizure rule on "generalized seizure"
-    "severe-bleeding": {"severe-bleeding": 26},
-    "shock-trauma": {"cpr-adult": 17, "severe-bleeding": 1},
-    "silent-choking": {"choking-adult": 25, "choking-child": 6, "breathing-difficulty": 1},  # fillers
+    "drowning-hanging": {"hanging": 5, "drowning": 5, "electrocution": 3},  # the scenario names all three
+    "hemorrhagic-shock": {"severe-bleeding": 8},
+    "not-breathing": {"cpr-adult": 23, "cpr-child": 3, "choking-unconscious": 7, "choking-adult": 1},
+    "seizure-cyanotic": {"seizure": 18, "breathing-difficulty": 7},
+    "severe-bleeding": {"severe-bleeding": 15},
+    "shock-trauma": {"severe-bleeding": 8, "cpr-adult": 16},
+    "silent-choking": {"choking-adult": 20, "breathing-difficulty": 7, "choking-child": 6},
+    "status-seizure": {"seizure": 3},
     "unresponsive": {"cpr-adult": 8, "cpr-child": 1},
-    "unresponsive-abnormal-breathing": {"cpr-adult": 41},
+    "unresponsive-abnormal-breathing": {"cpr-adult": 39},
 }
 """Per scenario of `generate(6000, seed=0)` (the default `triage generate` set), the cards of its ESI 1 calls on
 which a card rule fired; a scenario's calls without one are not counted."""
