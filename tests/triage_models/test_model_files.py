@@ -79,7 +79,7 @@ def test_a_serving_model_built_for_other_rules_is_passed_over(small_model: Triag
 
 def test_a_serving_model_of_an_older_format_is_passed_over(small_model: TriageModel, tmp_path: Path) -> None:
     small_model.save(tmp_path)
-    state = json.loads((tmp_path / "linear.json").read_text())
-    del state["structured_features"]  # written before the features were named
-    (tmp_path / "linear.json").write_text(json.dumps(state))
+    written = json.loads((tmp_path / "linear.json").read_text())
+    del written["state"]["structured_features"]  # written before the features were named
+    (tmp_path / "linear.json").write_text(json.dumps(written))
     assert store.load_or_train_default(tmp_path).version == TriageModel.load(store.SHIPPED_MODEL_DIR).version
