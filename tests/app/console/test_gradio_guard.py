@@ -143,8 +143,11 @@ def test_another_session_cannot_read_a_session_s_queue_results_by_its_session_ha
     joined = dana.post("/console/gradio_api/queue/join", json=join)
     assert joined.status_code == 200, joined.text
     time.sleep(1.0)  # the event runs; its results wait for their reader
-    stolen = carl.get("/console/gradio_api/queue/data", params={"session_hash": session_hash})
-    assert "dana" not in stolen.text and "process_completed" not in stolen.text
+    try:
+        stolen = carl.get("/console/gradio_api/queue/data", params={"session_hash": session_hash}).text
+    except httpx.RemoteProtocolError:  # Gradio refuses a hash not of this session once its stream has begun: cut off
+        stolen = ""
+    assert "dana" not in stolen and "process_completed" not in stolen
     own = dana.get("/console/gradio_api/queue/data", params={"session_hash": session_hash})
     assert "process_completed" in own.text and "Signed in as <b>dana</b>" in own.text
     for client in (dana, carl):
