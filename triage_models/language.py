@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from triage_models.transcript import fold_accents
 
@@ -109,76 +109,40 @@ _LANGUAGE_NAMES = (  # noqa: SIM905
 """The languages most often heard at US and European dispatch centres."""
 
 
-def _build(quick: bool) -> Any:
+def _build() -> Any:
     from lingua import Language, LanguageDetectorBuilder
 
     builder = LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in _LANGUAGE_NAMES))
-    if quick:
-        builder = builder.with_low_accuracy_mode()
     return builder.with_preloaded_language_models().build()
 
 
 class _Detectors:
-    """lingua's two detectors: the precise one (every model: several seconds and about 600 MB to load) and the quick
-    one (trigram models only: under a second), which answers while the precise one loads in the background so that
-    no call waits for it. The quick one names a rare language less surely; both tell a language that is not English
-    or Spanish."""
+    """lingua's detector with every language model loaded (several seconds and about 600 MB), built once."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.precise: Any = None
-        self.quick: Any = None
-        self.deferred = False
-        """Calls use the quick detector until the precise one is loaded (in the background, or never)."""
-        self.started = False
-
-    def quick_detector(self) -> Any:
-        with self.lock:
-            if self.quick is None:
-                self.quick = _build(quick=True)
-            return self.quick
 
     def precise_detector(self) -> Any:
         with self.lock:  # one build, however many threads ask at once
             if self.precise is None:
-                self.precise = _build(quick=False)
+                self.precise = _build()
             return self.precise
 
     def now(self) -> Any:
-        """The precise detector when loaded; the quick one while it loads; else the precise one, loaded now."""
-        if self.precise is not None:
-            return self.precise
-        if self.deferred:
-            return self.quick_detector()
-        return self.precise_detector()
-
-    def load_in_background(self) -> None:
-        self.deferred = True
-        if self.started or self.precise is not None:
-            return
-        self.started = True
-        threading.Thread(target=self.precise_detector, name="lingua-precise-models", daemon=True).start()
+        """The detector, built now if it is not yet."""
+        return self.precise if self.precise is not None else self.precise_detector()
 
 
 _DETECTORS = _Detectors()
 
 
-PreciseModels = Literal["now", "background", "deferred"]
-
-
-def load_language_models(precise: PreciseModels = "now") -> None:
+def load_language_models() -> None:
     """Load the language detector's models at a process's start (otherwise the first call whose language is unclear
-    loads them, and every call queued behind it waits): the quick detector now, and the precise one `precise`:
-    "now"; "background" (in a thread: calls use the quick one until it is loaded); or "deferred" (calls use the
-    quick one until a later "background" load). A process that will fork (a classify worker) loads both "now": lingua
-    builds on a Rust thread pool that a forked child inherits without its threads, so a child must never build."""
-    _DETECTORS.quick_detector()
-    if precise == "now":
-        _DETECTORS.precise_detector()
-    elif precise == "background":
-        _DETECTORS.load_in_background()
-    else:
-        _DETECTORS.deferred = True
+    loads them, and every call queued behind it waits). A process that will fork (a classify worker) loads them
+    before it forks: lingua builds on a Rust thread pool that a forked child inherits without its threads, so a child
+    must never build."""
+    _DETECTORS.precise_detector()
 
 
 def precise_models_loaded() -> bool:

@@ -19,7 +19,7 @@ from triage_models.context import ContextReader
 from triage_models.esi import DecisionPolicy, decide
 from triage_models.features import structured_features
 from triage_models.knowledge_base import load_knowledge
-from triage_models.language import PreciseModels, detect_language, load_language_models
+from triage_models.language import detect_language, load_language_models
 from triage_models.length import LengthPredictor
 from triage_models.linear import LinearBackend
 from triage_models.llm import LLM_PROMPT_VERSION, LLMClassifier
@@ -193,12 +193,11 @@ class Triager:
         vocabulary = model.backend.vocabulary() if isinstance(model.backend, LinearBackend) else frozenset()
         self._known_word = vocabulary.__contains__
 
-    def warm_up(self, precise_language_models: PreciseModels = "now") -> None:
+    def warm_up(self) -> None:
         """Load now what a process's first classifications would (the knowledge, the language models, the model's
-        lazy parts), so that no call waits for it; an LLM classifier is not asked. `precise_language_models`: see
-        `language.load_language_models`."""
+        lazy parts), so that no call waits for it; an LLM classifier is not asked."""
         load_knowledge()
-        load_language_models(precise_language_models)
+        load_language_models()
         plain = Triager(self.model, reader=self.reader)
         for message in WARM_UP_MESSAGES:
             plain.classify(message)

@@ -19,7 +19,7 @@ from typing import Any
 
 from app.incidents.pipeline import triager_for
 from app.settings import Settings, get_settings
-from triage_models.language import PreciseModels
+from triage_models.language import precise_models_loaded
 
 log = logging.getLogger(__name__)
 
@@ -27,21 +27,22 @@ WARM_UP_UID = "triage-dispatch:warm-up"
 """The warm-up's receiver's id on Celery's `celeryd_after_setup`."""
 
 
-def warm_up_triage(settings: Settings | None = None, precise_language_models: PreciseModels = "now") -> float:
+def warm_up_triage(settings: Settings | None = None) -> float:
     """Load the triage models (`triager_for`) and everything their first classifications would load
     (`Triager.warm_up`); the seconds it took."""
     settings = settings or get_settings()
     started = time.monotonic()
-    triager_for(str(settings.model_dir) if settings.model_dir else None, settings).warm_up(precise_language_models)
+    triager_for(str(settings.model_dir) if settings.model_dir else None, settings).warm_up()
     seconds = time.monotonic() - started
-    log.info("triage_warmed_up seconds=%.1f precise_language_models=%s", seconds, precise_language_models)
+    loaded = "now" if precise_models_loaded() else "not loaded"
+    log.info("triage_warmed_up seconds=%.1f precise_language_models=%s", seconds, loaded)
     return seconds
 
 
 def _warm_up_before_the_pool(**_: Any) -> None:
     # A failure here stops the worker from starting, which its supervisor (`serve`, systemd, compose) restarts:
     # a worker that says ready must be one that can classify.
-    warm_up_triage(precise_language_models="now")
+    warm_up_triage()
 
 
 def install_warm_up() -> None:

@@ -53,13 +53,3 @@ def test_the_precise_detector_is_built_once_however_many_threads_ask_at_once() -
     with ThreadPoolExecutor(4) as pool:
         built = list(pool.map(lambda _: detectors.precise_detector(), range(4)))
     assert {id(detector) for detector in built} == {id(detectors.precise)}
-
-
-def test_calls_use_the_quick_detector_until_the_precise_one_is_loaded_in_the_background() -> None:
-    detectors = _Detectors()
-    detectors.deferred = True
-    assert (detectors.now() is detectors.quick, detectors.precise) == (True, None)
-    detectors.load_in_background()
-    while detectors.precise is None:
-        detectors.precise_detector()  # waits on the build lock the background thread holds, then finds it built
-    assert detectors.now() is detectors.precise
