@@ -21,8 +21,8 @@ from app.db.models import GuidanceState, utcnow
 from app.engine_worker.incident_rows import LoadedIncident, load_incident, mark_seen, set_state
 from app.engine_worker.notices import listen_notices
 from app.engine_worker.outcomes import (
+    FinalGuidance,
     Served,
-    record_check,
     record_failed,
     record_finished,
     when_accepted,
@@ -385,21 +385,20 @@ class EngineWorker:
         return write_guidance(database_url, incident_id, text, len(tokens), self.model_name, prompt_version)
 
     def _finish(self, item: HeapItem, tokens: list[int], served: Served, loaded: LoadedIncident) -> None:
-        """The whole guidance, the checker's verdict on it (against the card, in the call's language), then the
-        outcome and "done"; a call closed meanwhile gets neither (its lease is acknowledged)."""
+        """The checker's verdict on the whole guidance (against the card, in the call's language), then the guidance,
+        the verdict, the outcome and "done" in one transaction; a call closed meanwhile, or finished by another
+        delivery, gets none of it (its lease is acknowledged)."""
         incident_id = item.incident_id
-        if not self._write_guidance(incident_id, tokens, loaded.prompt_version):
-            self.heap.ack(incident_id, self.consumer)
-            return
-        check = check_guidance(self.prompt.decode(tokens), loaded.card, loaded.language)
-        record_check(self.settings.database_url, incident_id, check)
-        if not check.passed:
-            log.warning("guidance_refused incident_id=%s reasons=%r", incident_id, check.summary())
-        level = record_finished(self.settings.database_url, incident_id, item, served, loaded.accepted_at)
+        text = self.prompt.decode(tokens)
+        check = check_guidance(text, loaded.card, loaded.language)
+        written = FinalGuidance(text, len(tokens), self.model_name, loaded.prompt_version, check)
+        level = record_finished(self.settings.database_url, incident_id, item, served, loaded.accepted_at, written)
         # Only once "done" is committed (or the call found closed or gone): the reconciler never re-queues it.
         self.heap.ack(incident_id, self.consumer)
         if level is None:
             return
+        if not check.passed:
+            log.warning("guidance_refused incident_id=%s reasons=%r", incident_id, check.summary())
         self.drain.finished(time.monotonic(), item.est_remaining_s)
         self._count_finished(level, served)
 

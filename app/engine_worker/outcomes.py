@@ -51,44 +51,69 @@ def write_guidance(
 ) -> bool:
     """The guidance so far (the whole text, replacing what was written before), with the prompt that asked for it.
     False, and nothing written, when the incident's guidance is final (cancelled by closing it, or done or failed by
-    another delivery: the first to finish stands) or it is gone."""
+    another delivery: the first to finish stands) or it is gone. The incident's row is locked while it is written, so
+    that a delivery finishing at the same moment is either before (and this writes nothing) or after."""
     with session_scope(database_url) as session:
-        incident = session.get(Incident, incident_id)
-        if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
+        incident = open_incident(session, incident_id)
+        if incident is None:
             return False
-        guidance = session.get(Guidance, incident_id)
-        if guidance is None:
-            guidance = Guidance(incident_id=incident_id, model=model, prompt_version=prompt_version)
-            session.add(guidance)
-        guidance.text = text
-        guidance.tokens = tokens
-        guidance.model = model
-        guidance.prompt_version = prompt_version
-        guidance.updated_at = utcnow()
+        put_guidance(session, incident_id, FinalGuidance(text, tokens, model, prompt_version))
     return True
 
 
-def record_check(database_url: str, incident_id: str, check: GuidanceCheck) -> None:
-    """The checker's verdict on the finished guidance; a refusal is also an audit event with its reasons (the
-    dispatcher reads the protocol card alone)."""
+@dataclass(frozen=True, slots=True)
+class FinalGuidance:
+    """The guidance text as one delivery wrote it, and (once finished) the checker's verdict on it."""
+
+    text: str
+    tokens: int
+    model: str
+    prompt_version: str = GUIDANCE_PROMPT_VERSION
+    check: GuidanceCheck | None = None
+
+
+def open_incident(session: Session, incident_id: str) -> Incident | None:
+    """The incident, its row locked to the end of the transaction (PostgreSQL; SQLite has one writer anyway), or None
+    when it is gone or its guidance is final."""
+    incident = session.get(Incident, incident_id, with_for_update=True)
+    if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
+        return None
+    return incident
+
+
+def put_guidance(session: Session, incident_id: str, written: FinalGuidance) -> Guidance:
+    """The incident's one guidance row, added or overwritten with `written` (and its check, when it has one)."""
+    guidance = session.get(Guidance, incident_id)
+    if guidance is None:
+        guidance = Guidance(incident_id=incident_id, model=written.model, prompt_version=written.prompt_version)
+        session.add(guidance)
+    guidance.text = written.text
+    guidance.tokens = written.tokens
+    guidance.model = written.model
+    guidance.prompt_version = written.prompt_version
+    guidance.updated_at = utcnow()
+    if written.check is not None:
+        put_check(session, guidance, written.check)
+    return guidance
+
+
+def put_check(session: Session, guidance: Guidance, check: GuidanceCheck) -> None:
+    """The checker's verdict on the guidance; a refusal is also an audit event with its reasons (the dispatcher reads
+    the protocol card alone)."""
     failures = [{"kind": failure.kind, "detail": failure.detail} for failure in check.failures]
-    with session_scope(database_url) as session:
-        guidance = session.get(Guidance, incident_id)
-        if guidance is None:
-            return
-        guidance.check_passed = check.passed
-        guidance.check_failures = failures
-        if not check.passed:
-            session.add(
-                IncidentEvent(
-                    incident_id=incident_id,
-                    actor="system:checker",
-                    action="guidance_check",
-                    before=None,
-                    after={"check": "refused", "failures": [failure["kind"] for failure in failures]},
-                    reason=check.summary(),
-                )
+    guidance.check_passed = check.passed
+    guidance.check_failures = failures
+    if not check.passed:
+        session.add(
+            IncidentEvent(
+                incident_id=guidance.incident_id,
+                actor="system:checker",
+                action="guidance_check",
+                before=None,
+                after={"check": "refused", "failures": [failure["kind"] for failure in failures]},
+                reason=check.summary(),
             )
+        )
 
 
 def put_outcome(
@@ -125,16 +150,24 @@ def put_outcome(
 
 
 def record_finished(
-    database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
+    database_url: str,
+    incident_id: str,
+    item: HeapItem,
+    served: Served,
+    accepted_at: dt.datetime,
+    guidance: FinalGuidance | None = None,
 ) -> int | None:
-    """The outcome of a finished incident, the incident done and its outbox entry closed, in one transaction.
-    Returns the ESI level recorded, or None when the incident is gone or was closed (a closed call never gets an
-    outcome with tokens)."""
+    """The finished incident in one transaction, its row locked: its whole guidance and the checker's verdict (when
+    given), its outcome, "done", and its outbox entry closed. Returns the ESI level recorded, or None when the incident
+    is gone or its guidance already final: closed (a closed call never gets an outcome with tokens), or finished or
+    failed by another delivery (the first to finish stands, so its guidance and its outcome always agree)."""
     now = utcnow()
     with session_scope(database_url) as session:
-        incident = session.get(Incident, incident_id)
-        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
+        incident = open_incident(session, incident_id)
+        if incident is None:
             return None
+        if guidance is not None:
+            put_guidance(session, incident_id, guidance)
         total_s = (now - accepted_at).total_seconds()
         level = put_outcome(session, incident, item, served, total_s, now, replace=True)
         incident.guidance_state = GuidanceState.DONE.value
@@ -146,11 +179,12 @@ def record_failed(
     database_url: str, incident_id: str, item: HeapItem, served: Served, accepted_at: dt.datetime
 ) -> bool:
     """The incident failed for good: its state, its outcome (unless one is recorded already) and its outbox entry
-    closed, in one transaction. False when the incident is gone or was closed."""
+    closed, in one transaction, its row locked. False when the incident is gone or its guidance already final (closed,
+    or finished by another delivery, whose guidance stands)."""
     now = utcnow()
     with session_scope(database_url) as session:
-        incident = session.get(Incident, incident_id)
-        if incident is None or incident.guidance_state == GuidanceState.CANCELLED:
+        incident = open_incident(session, incident_id)
+        if incident is None:
             return False
         incident.guidance_state = GuidanceState.FAILED.value
         put_outcome(session, incident, item, served, (now - accepted_at).total_seconds(), now, replace=False)

@@ -122,7 +122,7 @@ def write_template_guidance(
     event, in one transaction. Returns whether it was written and, when not, the level to put the call back in the
     heap at (None: finished meanwhile or gone, nothing to put back; a level: overridden to one never shed)."""
     with session_scope(settings.database_url) as session:
-        incident = session.get(Incident, item.incident_id)
+        incident = session.get(Incident, item.incident_id, with_for_update=True)  # a delivery finishing waits
         if incident is None or incident.guidance_state in FINAL_GUIDANCE_STATES:
             return False, None
         level = incident.esi_level or item.esi_level
