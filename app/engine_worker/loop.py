@@ -341,12 +341,15 @@ class EngineWorker:
     ) -> tuple[list[int], float | None]:
         """Write the guidance as it streams (every GUIDANCE_FLUSH_S, and at the end); the tokens and the engine's
         time of the first. An incident found final when written to (closed, its notice missed; or finished by another
-        delivery, whose guidance stands) is aborted there."""
+        delivery, whose guidance stands) is aborted there; from an abort on (closed, or a replan), nothing more of the
+        submission is written."""
         incident_id = serving.item.incident_id
         tokens: list[int] = []
         first_token_s: float | None = None
         last_flush = 0.0
         async for chunk in stream:
+            if serving.is_replanned() or serving.is_closed():
+                continue  # aborted (its stream ends at its next item): nothing more of this submission is written
             tokens.extend(chunk.token_ids)
             still_open = True
             if chunk.token_ids and first_token_s is None:
