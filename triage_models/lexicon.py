@@ -171,7 +171,7 @@ def word_keys(word: str, languages: tuple[str, ...]) -> frozenset[str]:
     return frozenset(keys)
 
 
-def _parts(word: str) -> list[str]:
+def contraction_parts(word: str) -> list[str]:
     """A contraction split into its words ("isn't" -> "is", "not"; "he's" -> "he", "is"); any other word whole."""
     if word == "cannot":
         return ["can", "not"]
@@ -194,7 +194,7 @@ def tokenize(text: str, languages: Sequence[str], original: str | None = None) -
         accented = surface
         if original is not None and len(original) == len(text):
             accented = original[match.start() : match.end()].lower()
-        for part, accented_part in zip(_parts(surface), _parts(accented), strict=False):
+        for part, accented_part in zip(contraction_parts(surface), contraction_parts(accented), strict=False):
             keys = word_keys(accented_part, spoken) | word_keys(part, spoken)
             tokens.append(Token(len(tokens), part, match.start(), match.end(), keys))
     return tokens

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from triage_models.lexicon import CONJUNCTIONS, Token, word_keys
+from triage_models.lexicon import CONJUNCTIONS, Token, contraction_parts, word_keys
 from triage_models.transcript import fold_accents
 
 MAX_SPAN = 6
@@ -128,6 +128,19 @@ def _slot(written: str, language: str) -> Slot:
     return Slot(written, frozenset(keys), tuple(prefixes), frozenset(forms))
 
 
+def _as_read(part: str, written: str) -> list[str]:
+    """A written word as a call's tokens read it: a contraction split, its "n't" a denial ("didn't" -> "did", `NEG`),
+    so that "= eyes didn't open" finds "his eyes didn't open" and never "his eyes did open"."""
+    if part.startswith('"') or part in ("NEG", "NUM"):
+        return [part]
+    if "|" in part:
+        if any(contraction_parts(word)[-1:] == ["not"] for word in part.lower().split("|") if word != "not"):
+            raise TermError(f"{written!r}: a contraction's denial in {part!r} cannot be an alternative; write NEG")
+        return [part]
+    words = contraction_parts(part.lower())
+    return ["NEG" if len(words) == 2 and word == "not" else word for word in words]
+
+
 def _headword_keys(word: str, language: str) -> frozenset[str]:
     """The keys a written word matches by: its own surface and lemma, and its stem when the stem is long enough."""
     return word_keys(word, (language,))
@@ -145,7 +158,7 @@ def compile_term(written: str, language: str) -> Term:
         not_before = _slot(parts.pop()[1:], language)
     if any(part.startswith("!") for part in parts):
         raise TermError(f"{written!r}: a `!` word comes first or last only")
-    slots = tuple(_slot(part, language) for part in parts if part)
+    slots = tuple(_slot(word, language) for part in parts if part for word in _as_read(part, written))
     if not any(slot.kind == "word" for slot in slots):
         raise TermError(f"{written!r}: a term needs at least one word")
     if slots[-1].kind == "neg":

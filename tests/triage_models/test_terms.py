@@ -66,3 +66,23 @@ def test_num_needs_a_number_near() -> None:
 def test_an_unreadable_term_is_refused_with_the_reason(term: str, reason: str) -> None:
     with pytest.raises(TermError, match=reason):
         compile_term(term, "en")
+
+
+@pytest.mark.parametrize(
+    ("term", "text", "found"),
+    [
+        ("= eyes didn't open", "his eyes didn't open", ["eyes did not open"]),
+        ("= eyes didn't open", "his eyes did open", []),
+        ("= hasn't stopped", "the seizure hasn't stopped", ["has not stopped"]),
+        ("= hasn't stopped", "he has schizophrenia and stopped his meds", []),
+        ("can't breathe", "i can not breathe", ["can not breathe"]),
+        ("can't breathe", "i can breathe", []),
+    ],
+)
+def test_a_written_contraction_keeps_its_denial(term: str, text: str, found: list[str]) -> None:
+    assert spans(term, text) == found
+
+
+def test_a_denial_in_an_alternative_is_refused() -> None:
+    with pytest.raises(TermError, match="write NEG"):
+        compile_term("ex won't|refuses pay", "en")
