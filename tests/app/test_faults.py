@@ -1,7 +1,7 @@
 """Faults survived, measured. The product on real processes (PostgreSQL, redis-server with its append-only file, the
-web app under uvicorn, two Celery workers, two engine workers serving a tiny Llama) takes 1000 concurrent signed
-calls while one part of it is killed mid-run and started again at once, as a supervisor would; a first run without
-a fault is the reference. The sender retries a connection error, a timeout or a 5xx with the same webhook-id and
+web app under uvicorn, two Celery workers, two engine workers serving a tiny Llama) takes CALLS signed calls, 50 at
+a time, while one part of it is killed mid-run and started again at once, as a supervisor would; a first run without a
+fault is the reference. The sender retries a connection error, a timeout or a 5xx with the same webhook-id and
 body (signed anew) until it gets a 2xx, as Standard Webhooks senders do. Every call it saw accepted must end as
 exactly one incident with one classification, one finished guidance and one outcome. Each run's counts and recovery
 times are printed and written to `faults.json` in the module's temporary directory (docs/reliability.md has them).
@@ -35,7 +35,8 @@ from tests.postgres_server import PostgresServer
 from triage_models.generator import generate
 
 SECRET = "whsec_" + base64.b64encode(b"fault-injection-secret-32-random").decode()
-CALLS = 1000
+CALLS = int(os.environ.get("TRIAGE_FAULT_CALLS", "400"))
+"""400 in CI; docs/reliability.md's table is of runs with TRIAGE_FAULT_CALLS=1000."""
 CONCURRENCY = 50
 MAX_NEW_TOKENS = 4
 KILL_AFTER = CALLS // 3
