@@ -239,8 +239,10 @@ class TriggerScopes:
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         found: dict[str, list[str]] = {}
         for scope in self.scopes:
-            if any(scope.start <= i <= scope.end or scope.low <= i <= scope.high for i in own_negations):
-                continue  # its own denial ("not breathing"), or a list that denial continues ("no respira ni responde")
+            if any(scope.start <= i <= scope.end for i in own_negations):
+                continue  # the trigger is the finding's own denial ("not breathing")
+            if scope.trigger.category == "negated" and any(scope.low <= i <= scope.high for i in own_negations):
+                continue  # a list its own denial continues ("no respira ni responde"); "if he isn't breathing" stays
             if first <= scope.start and scope.end <= last:
                 continue  # a trigger among the finding's own words
             if scope.low <= first <= scope.high or scope.low <= last <= scope.high:

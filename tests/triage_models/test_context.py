@@ -87,3 +87,55 @@ def test_a_finding_worded_as_a_denial_denies_nothing_else() -> None:
     kb = load_knowledge()
     reading = read_call(kb, "he ain't waking up, he's breathing weird", ("en",), kb.context)
     assert {hit.finding for hit in reading.hits if hit.context.present} >= {"unresponsive", "breathing_abnormal"}
+
+
+@pytest.mark.parametrize(
+    ("text", "hypothetical"),
+    [
+        ("if a person isn't breathing you do compressions, right?", True),
+        ("what do you do if someone is not breathing", True),
+        ("si una persona no respira, cuantas compresiones se hacen", True),
+        ("he isn't breathing", False),
+        ("no respira ni responde", False),
+    ],
+)
+def test_a_finding_worded_as_a_denial_is_still_hypothetical_after_if(text: str, hypothetical: bool) -> None:
+    from triage_models.protocols import read_call
+
+    kb = load_knowledge()
+    language = "es" if "respira" in text else "en"
+    reading = read_call(kb, text, (language,), kb.context)
+    absent = [hit for hit in reading.hits if hit.finding == "breathing_absent"]
+    assert absent and all(hit.context.hypothetical is hypothetical for hit in absent)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "language", "historical"),
+    [
+        ("he gets agitated in the evenings, and tonight's no different", "agitated", "en", True),
+        ("she's confused, that's usual for her", "confused", "en", True),
+        ("he's agitated and confused tonight", "agitated", "en", False),
+        ("se pone agitado en la tarde, como todas las tardes", "agitado", "es", True),
+    ],
+)
+def test_a_finding_the_caller_calls_usual_for_the_patient_is_long_standing(
+    sentence: str, finding: str, language: str, historical: bool
+) -> None:
+    assert context_of(sentence, finding, language).historical is historical
+
+
+@pytest.mark.parametrize(
+    ("text", "hypothetical"),
+    [
+        ("hola si mi esposo se cayo y no me contesta", False),  # "sí" without its accent: a yes
+        ("bueno si, mi hijo no me contesta", False),
+        ("si mi hijo se cae y no me contesta, que hago?", True),  # an "if"
+    ],
+)
+def test_a_spanish_si_without_its_accent_is_a_yes_where_it_answers(text: str, hypothetical: bool) -> None:
+    from triage_models.protocols import read_call
+
+    kb = load_knowledge()
+    reading = read_call(kb, text, ("es",), kb.context)
+    unresponsive = [hit for hit in reading.hits if hit.finding == "unresponsive"]
+    assert unresponsive and all(hit.context.hypothetical is hypothetical for hit in unresponsive)
