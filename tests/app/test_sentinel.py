@@ -213,6 +213,9 @@ def stack(tmp_path: Path, small_model_dir: Path, group: SentinelGroup) -> Iterat
             "TRIAGE_OUTBOX_REDELIVER_S": "4",
             "TRIAGE_RECONCILE_INTERVAL_S": "0.5",
             "TRIAGE_CELERY_VISIBILITY_TIMEOUT_S": "20",
+            # Every call is to get the engine's guidance: the queue stalled by the failover must not make the overload
+            # shedding answer minor calls with templates (tested on its own: tests/app/incidents/test_overload.py).
+            "TRIAGE_SHEDDING_ENABLED": "false",
         },
         own_redis=False,
     )
