@@ -21,8 +21,8 @@ from app.db.models import GuidanceState, utcnow
 from app.engine_worker.incident_rows import LoadedIncident, load_incident, mark_seen, set_state
 from app.engine_worker.notices import listen_notices
 from app.engine_worker.outcomes import (
-    FinalGuidance,
     Served,
+    WrittenGuidance,
     record_failed,
     record_finished,
     when_accepted,
@@ -394,7 +394,7 @@ class EngineWorker:
         incident_id = item.incident_id
         text = self.prompt.decode(tokens)
         check = check_guidance(text, loaded.card, loaded.language)
-        written = FinalGuidance(text, len(tokens), self.model_name, loaded.prompt_version, check)
+        written = WrittenGuidance(text, len(tokens), self.model_name, loaded.prompt_version, check)
         level = record_finished(self.settings.database_url, incident_id, item, served, loaded.accepted_at, written)
         # Only once "done" is committed (or the call found closed or gone): the reconciler never re-queues it.
         self.heap.ack(incident_id, self.consumer)

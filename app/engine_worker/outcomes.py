@@ -57,12 +57,12 @@ def write_guidance(
         incident = open_incident(session, incident_id)
         if incident is None:
             return False
-        put_guidance(session, incident_id, FinalGuidance(text, tokens, model, prompt_version))
+        put_guidance(session, incident_id, WrittenGuidance(text, tokens, model, prompt_version))
     return True
 
 
 @dataclass(frozen=True, slots=True)
-class FinalGuidance:
+class WrittenGuidance:
     """The guidance text as one delivery wrote it, and (once finished) the checker's verdict on it."""
 
     text: str
@@ -81,7 +81,7 @@ def open_incident(session: Session, incident_id: str) -> Incident | None:
     return incident
 
 
-def put_guidance(session: Session, incident_id: str, written: FinalGuidance) -> Guidance:
+def put_guidance(session: Session, incident_id: str, written: WrittenGuidance) -> Guidance:
     """The incident's one guidance row, added or overwritten with `written` (and its check, when it has one)."""
     guidance = session.get(Guidance, incident_id)
     if guidance is None:
@@ -155,7 +155,7 @@ def record_finished(
     item: HeapItem,
     served: Served,
     accepted_at: dt.datetime,
-    guidance: FinalGuidance | None = None,
+    guidance: WrittenGuidance | None = None,
 ) -> int | None:
     """The finished incident in one transaction, its row locked: its whole guidance and the checker's verdict (when
     given), its outcome, "done", and its outbox entry closed. Returns the ESI level recorded, or None when the incident

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from pathlib import Path
 
@@ -20,19 +21,24 @@ def one_queued_call(tmp_path: Path, redis_url: str, name: str) -> tuple[Settings
     url = f"sqlite:///{tmp_path / f'{name}.db'}"
     upgrade(url)
     settings = Settings(database_url=url, redis_url=redis_url, queue_prefix=f"{name}-{next(_prefixes)}")
-    with session_scope(url) as session:
+    add_call_1(url, "queued", utcnow())
+    heap = settings_heap(settings)
+    heap.push("call-1", 2, 5.0, 1)
+    return settings, heap
+
+
+def add_call_1(database_url: str, guidance_state: str, accepted_at: dt.datetime) -> None:
+    """The call `call-1` (chest pain, classified ESI 2) in a migrated database, its guidance in `guidance_state`."""
+    with session_scope(database_url) as session:
         session.add(
             Incident(
                 id="call-1",
                 source="cad",
                 webhook_id="w1",
                 text="chest pain",
-                accepted_at=utcnow(),
+                accepted_at=accepted_at,
                 esi_level=2,
-                classified_at=utcnow(),
-                guidance_state="queued",
+                classified_at=accepted_at,
+                guidance_state=guidance_state,
             )
         )
-    heap = settings_heap(settings)
-    heap.push("call-1", 2, 5.0, 1)
-    return settings, heap

@@ -12,8 +12,8 @@ import pytest
 from app.db.models import Guidance, GuidanceState, Incident, Outcome, utcnow
 from app.db.session import session_scope
 from app.engine_worker.outcomes import (
-    FinalGuidance,
     Served,
+    WrittenGuidance,
     open_incident,
     put_guidance,
     put_outcome,
@@ -23,6 +23,7 @@ from app.engine_worker.outcomes import (
 )
 from app.guidance.checker import Failure, GuidanceCheck
 from scheduler.redis_heap import HeapItem
+from tests.app.engine_worker.one_call import add_call_1
 from tests.app.triage_stub import fresh_database
 
 ACCEPTED = utcnow()
@@ -31,19 +32,7 @@ ACCEPTED = utcnow()
 def one_call_generating(request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> str:
     """A migrated database holding `call-1`, its guidance being generated."""
     database_url = fresh_database(request, tmp_path, backend)
-    with session_scope(database_url) as session:
-        session.add(
-            Incident(
-                id="call-1",
-                source="cad",
-                webhook_id="w1",
-                text="chest pain",
-                accepted_at=ACCEPTED,
-                esi_level=2,
-                classified_at=ACCEPTED,
-                guidance_state=GuidanceState.GENERATING.value,
-            )
-        )
+    add_call_1(database_url, GuidanceState.GENERATING.value, ACCEPTED)
     return database_url
 
 
@@ -86,9 +75,9 @@ def test_the_first_delivery_to_finish_stands_with_its_own_guidance(url: str) -> 
     # Both stream their guidance; the second's text is the last written when the first finishes.
     assert write_guidance(url, "call-1", "first so far", 3, "tiny-llama")
     assert write_guidance(url, "call-1", "second so far", 4, "tiny-llama")
-    first = FinalGuidance("first whole", 3, "tiny-llama", check=GuidanceCheck(()))
+    first = WrittenGuidance("first whole", 3, "tiny-llama", check=GuidanceCheck(()))
     assert record_finished(url, "call-1", delivery(1), served(3), ACCEPTED, first) == 2
-    second = FinalGuidance("second whole", 4, "tiny-llama", check=GuidanceCheck((Failure("contradiction", "no"),)))
+    second = WrittenGuidance("second whole", 4, "tiny-llama", check=GuidanceCheck((Failure("contradiction", "no"),)))
     assert record_finished(url, "call-1", delivery(2), served(4), ACCEPTED, second) is None
     assert not write_guidance(url, "call-1", "second again", 4, "tiny-llama")
     assert not record_failed(url, "call-1", delivery(2), Served("hf", "tiny-llama", 0.5, error="boom"), ACCEPTED)
@@ -98,7 +87,7 @@ def test_the_first_delivery_to_finish_stands_with_its_own_guidance(url: str) -> 
 def test_a_delivery_finishing_while_another_holds_the_row_waits_and_then_writes_nothing(postgres_call: str) -> None:
     url = postgres_call
     finished: list[int | None] = []
-    second = FinalGuidance("second whole", 4, "tiny-llama", check=GuidanceCheck(()))
+    second = WrittenGuidance("second whole", 4, "tiny-llama", check=GuidanceCheck(()))
 
     def finish_second() -> None:
         finished.append(record_finished(url, "call-1", delivery(2), served(4), ACCEPTED, second))
@@ -110,7 +99,7 @@ def test_a_delivery_finishing_while_another_holds_the_row_waits_and_then_writes_
         waiting.start()
         waiting.join(timeout=1.0)
         assert waiting.is_alive() and finished == []  # held at the lock, not past it
-        put_guidance(session, "call-1", FinalGuidance("first whole", 3, "tiny-llama", check=GuidanceCheck(())))
+        put_guidance(session, "call-1", WrittenGuidance("first whole", 3, "tiny-llama", check=GuidanceCheck(())))
         put_outcome(session, incident, delivery(1), served(3), 1.0, utcnow(), replace=True)
         incident.guidance_state = GuidanceState.DONE.value
     waiting.join(timeout=30)
