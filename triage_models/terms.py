@@ -286,13 +286,28 @@ def _place_unordered(index: CallIndex, term: Term, anchor: int, options: list[li
 
 
 def _place_ordered(index: CallIndex, anchor: int, options: list[list[int]]) -> list[int] | None:
+    """Each next word at most `ORDERED_GAP` words after the one before, never past an "and" after a written denial
+    ("= sin respirar" is not in "sin fiebre y respirando normal")."""
     placed = [anchor]
     for positions in options[1:]:
-        following = [p for p in positions if 0 < p - placed[-1] <= ORDERED_GAP + 1]
+        following = [
+            p for p in positions if 0 < p - placed[-1] <= ORDERED_GAP + 1 and _denial_reaches(index, placed[-1], p)
+        ]
         if not following:
             return None
         placed.append(following[0])
     return placed if _unbroken(index, placed) else None
+
+
+DENIAL_ENDERS = frozenset({"and", "but", "y", "e", "pero"})
+"""A denial does not reach over these to the next word: "sin fiebre y respirando" denies only the fever."""
+
+
+def _denial_reaches(index: CallIndex, before: int, position: int) -> bool:
+    """False when the word at `before` is a denial and "and"/"y" (`DENIAL_ENDERS`) stands between it and `position`."""
+    if not index.tokens[before].is_negation:
+        return True
+    return not any(index.tokens[i].text in DENIAL_ENDERS for i in range(before + 1, position))
 
 
 def _with_negations(index: CallIndex, term: Term, placed: list[int]) -> tuple[int, int, frozenset[int]] | None:

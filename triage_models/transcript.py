@@ -172,6 +172,9 @@ def _inflects(word: str, candidate: str) -> bool:
     return word.startswith(candidate) and word[len(candidate) :] in _ENDINGS
 
 
+SOUNDS_ALIKE = {"x": "xz", "z": "zx", "c": "ck", "k": "kc"}
+"""First letters a hearer or a speller swaps for the same sound (a drug heard as "zarelto", "kardiac")."""
+
 _ACCENTED_LAST = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}
 
 
@@ -188,9 +191,10 @@ def _known_form(word: str, languages: tuple[str, ...]) -> bool:
 def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | None:
     """The red-flag word of the call's languages a misspelling stands for ("breething" -> "breathing"), or None.
 
-    Only words of five letters or more, not red-flag words already, not real words, with the same first letter
-    (mishearings keep it), at most one edit away (two from eight letters on; a transposition is one edit), and not
-    an inflection of the red-flag word ("convulsiona" stays: it starts with "convulsion").
+    Only words of five letters or more, not red-flag words already, not real words, with the same first letter or
+    one that sounds the same (mishearings keep the sound: "zarelto" is "xarelto"; `SOUNDS_ALIKE`), at most one edit
+    away (two from eight letters on; a transposition is one edit), and not an inflection of the red-flag word
+    ("convulsiona" stays: it starts with "convulsion").
     """
     vocabulary = frozenset().union(*(red_flag_words(language) for language in languages))
     if len(word) < 5 or word in vocabulary or not word.isalpha() or is_real_word(word):
@@ -198,7 +202,8 @@ def correct_word(word: str, languages: tuple[str, ...] = ("en", "es")) -> str | 
     if _known_form(word, languages):
         return None  # a form the dictionary knows ("derrape": skidded) is no misspelling of a red-flag word
     limit = 2 if len(word) >= 8 else 1
-    candidates = sorted(c for c in vocabulary if c[0] == word[0] and not _inflects(word, c))
+    first = SOUNDS_ALIKE.get(word[0], word[0])
+    candidates = sorted(c for c in vocabulary if c[0] in first and not _inflects(word, c))
     found = process.extract(word, candidates, scorer=OSA.distance, score_cutoff=limit, limit=2)
     if not found or (len(found) == 2 and found[0][1] == found[1][1]):
         return None  # nothing near, or two red-flag words as near: no guess ("mandarme": "mandar" or "matarme")

@@ -54,6 +54,13 @@ def test_an_ordered_term_keeps_its_order() -> None:
     assert spans("= stop breathe", "breathing stopped") == []
 
 
+def test_a_written_denial_does_not_reach_past_and() -> None:
+    assert spans("= sin respirar", "esta sin respirar", "es") == ["sin respirar"]
+    assert spans("= sin respirar", "sin fiebre y respirando normal", "es") == []
+    assert spans("= no breathing", "no fever and breathing fine") == []
+    assert spans("= no breathing", "no real breathing") == ["no real breathing"]
+
+
 def test_num_needs_a_number_near() -> None:
     assert spans("NUM pill", "she took thirty pills") == ["pills"]
     assert spans("NUM pill", "she took her pills") == []

@@ -37,6 +37,9 @@ def test_readable_mends_transcripts(text: str, expected: str) -> None:
         ("purse", None),
         ("threat", None),
         ("chest", None),
+        ("zarelto", "xarelto"),
+        ("kardiac", "cardiac"),
+        ("zebra", None),
     ],
 )
 def test_only_misspellings_are_corrected(word: str, expected: str | None) -> None:
