@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import logging
 import math
 import threading
@@ -14,11 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from limits import RateLimitItem
-from limits.storage import MemoryStorage, RedisStorage, Storage
+from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from app.intake.limits import LimitRefusal, SourceLimits, parse_limit
+from app.live.call_windows import CallWindows, WindowFull
 from app.redis import keys
 
 log = logging.getLogger(__name__)
@@ -44,7 +43,7 @@ class CallRefusal(LimitRefusal):
 
 class LiveAdmission:
     """Counts each new call once against its source (`SourceLimits`, shared with the message webhook) and each event
-    against its call's own windows (one moving-window hit per window)."""
+    against its call's own windows (all of them in one Redis round trip: `CallWindows`)."""
 
     def __init__(
         self,
@@ -60,13 +59,9 @@ class LiveAdmission:
         self._client = redis_client
         self._prefix = prefix
         self._clock = clock
-        storage: Storage = MemoryStorage()
-        if redis_client is not None:
-            storage = RedisStorage(
-                "redis://", connection_pool=redis_client.connection_pool, key_prefix=keys.live_limits_prefix(prefix)
-            )
-        self._shared = MovingWindowRateLimiter(storage)
+        self._shared = None if redis_client is None else CallWindows(redis_client, prefix, self.windows)
         self._local = MovingWindowRateLimiter(MemoryStorage())
+        """The windows while Redis is away (and without one): this process's count alone."""
         self._known: collections.OrderedDict[tuple[str, str], None] = collections.OrderedDict()
         self._refused: dict[tuple[str, str], tuple[float, str]] = {}
         """(source, call) -> (when its full window has room again, the window): refused without Redis till then."""
@@ -134,24 +129,18 @@ class LiveAdmission:
 
     def _hit_call(self, source: str, call_id: str) -> LimitRefusal | None:
         identity = f"{source}|{call_id}"
-        for item in self.windows:
-            if not self._run(functools.partial(_hit, item=item, identity=identity)):
-                stats = self._run(functools.partial(_stats, item=item, identity=identity))
-                self._remember_refusal(source, call_id, stats.reset_time, str(item))
-                return CallRefusal(call_id, str(item), max(1, math.floor(stats.reset_time - self._clock()) + 1))
-        return None
-
-    def _run(self, step: Callable[[MovingWindowRateLimiter], Any]) -> Any:
         try:
-            return step(self._shared)
+            full = self._hit_local(identity) if self._shared is None else self._shared.hit(identity, self._clock())
         except redis.RedisError as error:
             log.warning("live_limits=memory reason=%s", type(error).__name__)
-            return step(self._local)
+            full = self._hit_local(identity)
+        if full is None:
+            return None
+        self._remember_refusal(source, call_id, full.until, str(full.window))
+        return CallRefusal(call_id, str(full.window), max(1, math.floor(full.until - self._clock()) + 1))
 
-
-def _hit(limiter: MovingWindowRateLimiter, item: RateLimitItem, identity: str) -> bool:
-    return bool(limiter.hit(item, identity))
-
-
-def _stats(limiter: MovingWindowRateLimiter, item: RateLimitItem, identity: str) -> Any:
-    return limiter.get_window_stats(item, identity)
+    def _hit_local(self, identity: str) -> WindowFull | None:
+        for item in self.windows:
+            if not self._local.hit(item, identity):
+                return WindowFull(item, self._local.get_window_stats(item, identity).reset_time)
+        return None

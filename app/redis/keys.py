@@ -10,9 +10,9 @@ __all__ = [
     "handed",
     "heap_keys",
     "intake_limits_prefix",
+    "live_call_window",
     "live_dirty",
     "live_known_call",
-    "live_limits_prefix",
     "live_scheduled",
     "metrics_engine",
     "metrics_histogram",
@@ -87,9 +87,10 @@ def intake_limits_prefix(prefix: str) -> str:
     return f"{prefix}:intake:limits"
 
 
-def live_limits_prefix(prefix: str) -> str:
-    """`<prefix>:live:limits`: the `limits` library's per-call counters of live calls."""
-    return f"{prefix}:live:limits"
+def live_call_window(prefix: str, identity: str, window: str) -> str:
+    """`<prefix>:live:limits:<source>|<call>:<window>`: one live call's events in one window of its limit, newest
+    first (`app.live.call_windows`)."""
+    return f"{prefix}:live:limits:{identity}:{window}"
 
 
 def live_known_call(prefix: str, source: str, call_id: str) -> str:

@@ -22,7 +22,7 @@ def test_each_key_is_under_the_prefix_with_its_documented_name() -> None:
     assert keys.signin_account("p", "d1") == "p:signin:account:d1"
     assert keys.signin_client("p", "d2") == "p:signin:client:d2"
     assert keys.intake_limits_prefix("p") == "p:intake:limits"
-    assert keys.live_limits_prefix("p") == "p:live:limits"
+    assert keys.live_call_window("p", "cad|CA1", "LIMITER/3/10/second") == "p:live:limits:cad|CA1:LIMITER/3/10/second"
     assert keys.live_known_call("p", "phones", "CA1") == "p:live:call:phones:CA1"
     assert keys.live_dirty("p", "abc") == "p:live:dirty:abc"
     assert keys.live_scheduled("p", "abc") == "p:live:scheduled:abc"
