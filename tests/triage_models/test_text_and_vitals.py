@@ -49,6 +49,9 @@ def test_implausible_numbers_are_ignored() -> None:
     [
         ("B/P 80/40, HR 120", {"systolic_bp": 80.0, "heart_rate": 120.0}),
         ("on oxygen 2L, sats 84%", {"spo2": 84.0}),
+        ("the little finger thing says 89", {"spo2": 89.0}),
+        ("el aparatito del dedo marca 88", {"spo2": 88.0}),
+        ("her pulse oximeter reads 90 percent", {"spo2": 90.0}),
         ("fell 3 m from a ladder, RR 44", {"respiratory_rate": 44.0}),
         ("back pain for 3 years, RR 44", {"respiratory_rate": 44.0}),
         ("temp 98.6F", {"temperature_c": 37.0}),
