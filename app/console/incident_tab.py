@@ -188,7 +188,9 @@ class IncidentHandlers:
         )
 
     def open(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
-        return gr.Tabs(selected="incident"), *self.refresh(selected, request)
+        """The incident tab on the selected incident, with no word left of an action on the one before (in the same
+        update: a chained clear could come after the next incident was already on screen, or not at all)."""
+        return gr.Tabs(selected="incident"), *self.refresh(selected, request), ""
 
     def history_page(self, selected: str, before: int | None, request: gr.Request) -> tuple[Any, Any, Any, Any]:
         """A page of older events (`before` an event id; None: the newest page)."""
@@ -296,9 +298,7 @@ def wire_incident(
     ]
     reload_button.click(handlers.refresh, inputs=[selected], outputs=outputs, show_progress="hidden")
     # Another incident opened: no word left of an action on the previous one.
-    open_button.click(handlers.open, inputs=[selected], outputs=[tabs, *outputs]).then(
-        lambda: "", outputs=[tab.result], show_progress="hidden", api_visibility="private"
-    )
+    open_button.click(handlers.open, inputs=[selected], outputs=[tabs, *outputs, tab.result])
     form = [tab.fields[name] for name in FORM_FIELDS]
     for action in ACTIONS:
         tab.buttons[action].click(
