@@ -67,7 +67,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         # The oximeter in a caller's words, and what it "says": "the little finger thing says 89".
         re.compile(
             r"\b(?:pulse ?ox(?:imeter)?|oximeter|ox[ií]metro|oxygen (?:meter|monitor|reader|clip)|finger "
-            r"(?:thing|clip|monitor|meter|gadget|reader|machine)|(?:aparat(?:o|ito)|cosit[ao]) del dedo)\s*"
+            r"(?:oxygen |pulse |ox )?(?:thing|clip|monitor|meter|gadget|reader|machine)"
+            r"|(?:aparat(?:o|ito)|cosit[ao]) del dedo)\s*"
             r"(?:(?:says|reads|shows|is showing|showing|said|read|is at|dice|marca|sale|est[aá] en)\s*)?"
             + _NUMBER
             + r"\s*(?:%|percent)?",

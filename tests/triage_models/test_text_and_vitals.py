@@ -50,6 +50,7 @@ def test_implausible_numbers_are_ignored() -> None:
         ("B/P 80/40, HR 120", {"systolic_bp": 80.0, "heart_rate": 120.0}),
         ("on oxygen 2L, sats 84%", {"spo2": 84.0}),
         ("the little finger thing says 89", {"spo2": 89.0}),
+        ("our finger oxygen thing says 88", {"spo2": 88.0}),
         ("el aparatito del dedo marca 88", {"spo2": 88.0}),
         ("her pulse oximeter reads 90 percent", {"spo2": 90.0}),
         ("fell 3 m from a ladder, RR 44", {"respiratory_rate": 44.0}),
