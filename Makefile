@@ -82,8 +82,10 @@ vllm-upstream-tests: install $(UPSTREAM_SRC)/.extracted
 	cd $(UPSTREAM_SRC) && PYTHONPATH=$(CURDIR)/tests_vllm_upstream:$(CURDIR)/$(UPSTREAM_SRC) \
 		$(CURDIR)/$(BIN)/pytest -p vllm_upstream -p no:cacheprovider -q -rfEsx tests/v1/core
 
-# pytest exits 5 when it collects no tests; make treats that as a failure, so an empty run cannot pass.
-test: lint vllm-upstream-tests services
+# pytest exits 5 when it collects no tests; make treats that as a failure, so an empty run cannot pass. The lint
+# (mypy, one core) and vLLM's scheduler tests (one core) run side by side on two cores, then the suite alone.
+test: install services
+	$(MAKE) -j2 --output-sync=target lint vllm-upstream-tests
 	$(BIN)/pytest
 
 # The compose pilot really run (docs/deploy.md, "The pilot, run"), as root on a machine without an image registry:
