@@ -2,8 +2,8 @@
 
 `load_knowledge` reads `triage_models/knowledge/` once per process (and again when its files change) and refuses
 knowledge that does not hold together: an unknown finding named by a determinant, two findings with one id, a term
-that cannot be read, a protocol whose examples are missing a language. `triage protocols validate` also runs every
-example (`validation.py`).
+that cannot be read or is written twice in one finding, a protocol whose examples are missing a language. `triage
+protocols validate` also runs every example (`validation.py`).
 """
 
 from __future__ import annotations
@@ -120,7 +120,12 @@ def _compile_finding(spec: FindingSpec, origin: str, problems: list[str]) -> Fin
     terms: dict[str, tuple[Term, ...]] = {}
     for language in LANGUAGES:
         compiled = []
+        seen: set[str] = set()
         for written in getattr(spec, language):
+            if written in seen:
+                problems.append(f"{origin}: finding {spec.id}: {language} term {written!r} is written twice")
+                continue
+            seen.add(written)
             try:
                 compiled.append(compile_term(written, language))
             except TermError as error:

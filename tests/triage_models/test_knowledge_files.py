@@ -43,6 +43,17 @@ def test_a_determinant_naming_an_unknown_finding_is_refused(tmp_path: Path) -> N
     )
 
 
+def test_a_term_written_twice_in_one_finding_is_refused(tmp_path: Path) -> None:
+    directory = copy_knowledge(tmp_path)
+    path = directory / "protocols" / "cardiac-arrest.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('"pulseless",', '"pulseless", "pulseless",', 1))
+    with pytest.raises(KnowledgeError) as refused:
+        compile_knowledge(read_knowledge_files(directory))
+    assert refused.value.problems == (
+        "protocols/cardiac-arrest.toml: finding pulse_absent: en term 'pulseless' is written twice",
+    )
+
+
 def test_a_bad_field_and_an_unreadable_term_are_named(tmp_path: Path) -> None:
     directory = copy_knowledge(tmp_path)
     path = directory / "protocols" / "cardiac-arrest.toml"
