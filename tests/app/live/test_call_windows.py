@@ -23,9 +23,8 @@ def test_an_event_is_counted_in_every_window_until_one_is_full(client: redis.Red
     answers = [windows.hit("cad|CA1", now=1000.0 + n) for n in range(4)]
     assert answers[:3] == [None, None, None]
     assert answers[3] == WindowFull(windows.windows[1], 1010.0)  # the 10 s window, full since the event at 1000
-    assert (
-        client.llen(f"{prefix}:live:limits:cad|CA1:LIMITER/5/1/minute") == 3
-    )  # the refused event is counted in neither
+    # The refused event is counted in neither window.
+    assert client.llen(f"{prefix}:live:limits:cad|CA1:LIMITER/5/1/minute") == 3
     assert client.llen(f"{prefix}:live:limits:cad|CA1:LIMITER/3/10/second") == 3
     assert 0 < client.ttl(f"{prefix}:live:limits:cad|CA1:LIMITER/3/10/second") <= 10
 
