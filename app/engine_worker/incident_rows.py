@@ -31,6 +31,8 @@ class LoadedIncident:
     accepted_at: dt.datetime
     card: Card | None
     language: str
+    text: str
+    """The transcript the prompt was built from (a live call's words may have moved on by the time it finishes)."""
 
     @property
     def prompt_version(self) -> str:
@@ -60,7 +62,7 @@ def load_incident(
         incident.guidance_state = GuidanceState.PREFILLING.value
         incident.engine_seen_at = utcnow()
         ids = prompt.build(incident.text, esi_level, flags, card, language)
-        return LoadedIncident(ids, predicted, incident.queued_at, incident.accepted_at, card, language)
+        return LoadedIncident(ids, predicted, incident.queued_at, incident.accepted_at, card, language, incident.text)
 
 
 def carried_card(incident_id: str, facts: CallFacts) -> Card | None:

@@ -21,6 +21,7 @@ from app.db.models import GuidanceState, utcnow
 from app.engine_worker.incident_rows import LoadedIncident, load_incident, mark_seen, set_state
 from app.engine_worker.notices import listen_notices
 from app.engine_worker.outcomes import (
+    RaisedMeanwhile,
     Served,
     WrittenGuidance,
     record_failed,
@@ -103,6 +104,9 @@ class _Serving:
     """A live call's level rose while it was served: its request is aborted and submitted again with the new
     transcript, level and card."""
     replans: int = 0
+    submitted_level: int | None = None
+    """The level of the submission in the engine (a replan notice at this level or a less urgent one is about a raise
+    this submission already follows: the finish found the call raised, see `RaisedMeanwhile`)."""
 
     def is_closed(self) -> bool:
         """Whether the incident was closed by now (a method: the flag changes while the serving awaits)."""
@@ -223,6 +227,8 @@ class EngineWorker:
         serving = self.serving.get(incident_id)
         if serving is None or serving.closed:
             return False
+        if serving.submitted and serving.submitted_level is not None and esi_level >= serving.submitted_level:
+            return False  # the submission in the engine already answers the raised level's words
         serving.item = dataclasses.replace(serving.item, esi_level=esi_level)
         serving.replan = True
         if serving.submitted:
@@ -280,11 +286,12 @@ class EngineWorker:
             serving.replan, serving.submitted = False, False
             if not await self._serve_once(serving) or not serving.is_replanned() or serving.is_closed():
                 return
-            serving.replans += 1
-            # The new reading's facts (card, flags, estimate) are on the heap item the replan re-keyed.
+            serving.replans += serving.submitted  # a submission thrown away (not a reload before one)
+            # The new reading's facts (card, flags, estimate) are on the heap item once the replan re-keyed it to the
+            # new level; before that (the finish found the raise first) they are read from the database.
             fresh = await asyncio.to_thread(self.heap.get, serving.item.incident_id)
-            if fresh is not None and fresh.facts is not None:
-                serving.item = dataclasses.replace(serving.item, facts=fresh.facts)
+            rekeyed = fresh is not None and fresh.esi_level == serving.item.esi_level
+            serving.item = dataclasses.replace(serving.item, facts=fresh.facts if rekeyed and fresh else None)
 
     async def _serve_once(self, serving: _Serving) -> bool:
         """One submission of the incident; False when it is over (finished, failed, closed, gone), True when it was
@@ -320,7 +327,7 @@ class EngineWorker:
         except RequestRejectedError as error:
             await asyncio.to_thread(self._fail, item, str(error), queue_wait_s, loaded.accepted_at)
             return False
-        serving.submitted = True
+        serving.submitted, serving.submitted_level = True, request.esi_level
         tokens, first_token_s = await self._stream_guidance(serving, stream, loaded.prompt_version)
         if serving.is_closed():
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
@@ -333,8 +340,14 @@ class EngineWorker:
         served = Served(
             self.engine.name, self.model_name, queue_wait_s, ttft_s, len(tokens), evictions + serving.replans
         )
-        await asyncio.to_thread(self._finish, item, tokens, served, loaded)
-        return False
+        raised = await asyncio.to_thread(self._finish, item, tokens, served, loaded)
+        if raised is None:
+            return False
+        # Read again at a higher level while it was written, the notice not here yet: planned again, on this lease.
+        serving.item = dataclasses.replace(serving.item, esi_level=min(serving.item.esi_level, raised.esi_level))
+        serving.replan = True
+        log.info("guidance_replanned incident_id=%s esi_level=%d at=finish", incident_id, raised.esi_level)
+        return True
 
     async def _stream_guidance(
         self, serving: _Serving, stream: AsyncIterator[TokenChunk], prompt_version: str
@@ -387,23 +400,30 @@ class EngineWorker:
         database_url = self.settings.database_url
         return write_guidance(database_url, incident_id, text, len(tokens), self.model_name, prompt_version)
 
-    def _finish(self, item: HeapItem, tokens: list[int], served: Served, loaded: LoadedIncident) -> None:
+    def _finish(
+        self, item: HeapItem, tokens: list[int], served: Served, loaded: LoadedIncident
+    ) -> RaisedMeanwhile | None:
         """The checker's verdict on the whole guidance (against the card, in the call's language), then the guidance,
         the verdict, the outcome and "done" in one transaction; a call closed meanwhile, or finished by another
-        delivery, gets none of it (its lease is acknowledged)."""
+        delivery, gets none of it (its lease is acknowledged). A live call raised by words read meanwhile is queued
+        again and kept on this lease (`RaisedMeanwhile`, returned)."""
         incident_id = item.incident_id
         text = self.prompt.decode(tokens)
         check = check_guidance(text, loaded.card, loaded.language)
         written = WrittenGuidance(text, len(tokens), self.model_name, loaded.prompt_version, check)
-        level = record_finished(self.settings.database_url, incident_id, item, served, loaded.accepted_at, written)
+        url, accepted = self.settings.database_url, loaded.accepted_at
+        level = record_finished(url, incident_id, item, served, accepted, written, served_text=loaded.text)
+        if isinstance(level, RaisedMeanwhile):
+            return level
         # Only once "done" is committed (or the call found closed or gone): the reconciler never re-queues it.
         self.heap.ack(incident_id, self.consumer)
         if level is None:
-            return
+            return None
         if not check.passed:
             log.warning("guidance_refused incident_id=%s reasons=%r", incident_id, check.summary())
         self.drain.finished(time.monotonic(), item.est_remaining_s)
         self._count_finished(level, served)
+        return None
 
     def _count_finished(self, esi_level: int, served: Served) -> None:
         prefix = self.settings.queue_prefix

@@ -149,6 +149,21 @@ def put_outcome(
     return level
 
 
+@dataclass(frozen=True, slots=True)
+class RaisedMeanwhile:
+    """A live call's words were read again while its guidance was written, and its level rose: the guidance it
+    finished answers the words before them, so it is planned again at `esi_level` (queued, nothing recorded)."""
+
+    esi_level: int
+
+
+def raised_by_new_words(incident: Incident, served_level: int, served_text: str | None) -> bool:
+    """Whether a reading of words the served prompt did not have raised the incident above the level it was served at
+    (an override alone changes no words, and a lower or equal reading leaves the guidance standing)."""
+    level = incident.esi_level
+    return served_text is not None and incident.text != served_text and level is not None and level < served_level
+
+
 def record_finished(
     database_url: str,
     incident_id: str,
@@ -156,16 +171,23 @@ def record_finished(
     served: Served,
     accepted_at: dt.datetime,
     guidance: WrittenGuidance | None = None,
-) -> int | None:
+    served_text: str | None = None,
+) -> int | RaisedMeanwhile | None:
     """The finished incident in one transaction, its row locked: its whole guidance and the checker's verdict (when
     given), its outcome, "done", and its outbox entry closed. Returns the ESI level recorded, or None when the incident
     is gone or its guidance already final: closed (a closed call never gets an outcome with tokens), or finished or
-    failed by another delivery (the first to finish stands, so its guidance and its outcome always agree)."""
+    failed by another delivery (the first to finish stands, so its guidance and its outcome always agree). Given the
+    `served_text` its prompt was built from, a call raised by newer words (`raised_by_new_words`) is queued again
+    instead, and `RaisedMeanwhile` says at which level: the replan notice may reach the worker only after the finish."""
     now = utcnow()
     with session_scope(database_url) as session:
         incident = open_incident(session, incident_id)
         if incident is None:
             return None
+        if raised_by_new_words(incident, item.esi_level, served_text):
+            assert incident.esi_level is not None
+            incident.guidance_state = GuidanceState.QUEUED.value
+            return RaisedMeanwhile(incident.esi_level)
         if guidance is not None:
             put_guidance(session, incident_id, guidance)
         total_s = (now - accepted_at).total_seconds()

@@ -6,6 +6,7 @@ guidance, a raised level re-keys the call in the heap at once and tells the engi
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,9 @@ SCHEDULED_TTL_S = 120
 another)."""
 MAX_ROUNDS = 50
 """Readings one task makes at most before handing the call to a fresh task (a call never monopolises a worker)."""
+FINISHED_LEASE_WAIT_S = 2.0
+"""How long a call raised after its guidance was done waits for the finishing worker's acknowledgement (a Redis call
+right after its commit) before its lease is taken back."""
 
 
 def request_retriage(client: Any, prefix: str, incident_ids: Iterable[str], publish: Callable[[str], None]) -> int:
@@ -74,6 +78,24 @@ def run_retriage(settings: Settings, heap: RedisSemanticHeap, incident_id: str) 
     return f"read {readings} times"
 
 
+def take_back_finished(heap: RedisSemanticHeap, incident_id: str) -> bool:
+    """A call whose guidance was done is queued again, but the worker that finished it still holds its lease (it lets
+    go just after its commit): wait for that, and take the lease back from a worker that does not let go (it died
+    between its commit and its acknowledgement). Whether the heap no longer holds the call."""
+    deadline = time.monotonic() + FINISHED_LEASE_WAIT_S
+    while time.monotonic() < deadline:
+        held = heap.get(incident_id)
+        if held is None:
+            return True
+        if not held.consumer:
+            return False  # waiting already: the re-key below orders it
+        time.sleep(0.02)
+    held = heap.get(incident_id)
+    if held is not None and held.consumer and heap.release(incident_id, held.consumer, uncount=True):
+        log.warning("live_requeue incident_id=%s lease taken back from %s", incident_id, held.consumer)
+    return heap.get(incident_id) is None
+
+
 def follow_in_queue(settings: Settings, heap: RedisSemanticHeap, incident_id: str, change: Change) -> str:
     """After a reading's commit: queue the call's guidance, or re-key it and restart its generation; where it was."""
     with session_scope(settings.database_url) as session:
@@ -84,6 +106,9 @@ def follow_in_queue(settings: Settings, heap: RedisSemanticHeap, incident_id: st
         tokens, arrival, facts = incident.predicted_output_tokens or 0, arrival_us(incident), call_facts(incident)
     estimate = incident_remaining_s(settings, heap.client, text, tokens)
     if (change.first or change.requeue) and heap.push(incident_id, level, estimate, arrival, source, facts):
+        return "queued"
+    taken_back = change.requeue and take_back_finished(heap, incident_id)
+    if taken_back and heap.push(incident_id, level, estimate, arrival, source, facts):
         return "queued"
     if not (change.raised or change.first or change.requeue):
         return "unchanged"

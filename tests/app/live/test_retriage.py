@@ -4,6 +4,9 @@ the engines are told; the address and call-back number are read; re-triage is co
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import select
@@ -11,6 +14,7 @@ from sqlalchemy import select
 from app.auth.accounts import add_user, issue_token
 from app.db.models import Incident, IncidentEvent, LiveCall, Role
 from app.db.session import session_scope
+from app.live import handover
 from app.live.handover import request_retriage, run_retriage
 from app.live.retriage import Snapshot, apply_reading
 from app.redis import keys
@@ -157,3 +161,29 @@ def test_words_arriving_while_a_task_is_scheduled_send_no_second_task(live_setti
     assert request_retriage(client, prefix, ["a", "b", "c"], sent.append) == 1
     assert sent == ["a", "b", "c"]
     assert client.exists(keys.live_dirty(prefix, "a")) == 1
+
+
+def test_a_call_raised_after_its_guidance_was_done_is_queued_again_even_while_the_finishing_lease_is_held(
+    live_client: TestClient, live_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker commits "done" and then acknowledges its lease: words read in between find the call still leased.
+    A worker that never lets go (it died there) has the lease taken back, so the call waits at its new level."""
+    heap = settings_heap(live_settings)
+    incident_id = say(live_client, 1, 3.0, "caller", "My father fell in the kitchen and hurt his wrist.")
+    run_retriage(live_settings, heap, incident_id)
+    leased = heap.pop_lease("engine-a", 30.0)
+    assert leased is not None and leased.incident_id == incident_id and leased.esi_level >= 3
+    with session_scope(live_settings.database_url) as session:
+        incident = session.get(Incident, incident_id)
+        assert incident is not None
+        incident.guidance_state = "done"  # committed by the finish; the acknowledgement never comes
+    monkeypatch.setattr(handover, "FINISHED_LEASE_WAIT_S", 0.1)
+    say(live_client, 2, 9.0, "caller", "Wait, he's not breathing, he's not breathing!")
+    run_retriage(live_settings, heap, incident_id)
+    with session_scope(live_settings.database_url) as session:
+        incident = session.get(Incident, incident_id)
+        assert incident is not None and (incident.esi_level, incident.guidance_state) == (1, "queued")
+    waiting = heap.get(incident_id)
+    assert waiting is not None and (waiting.esi_level, waiting.consumer, waiting.deliveries) == (1, "", 0)
+    assert heap.ack(incident_id, "engine-a") is False  # the lease is no longer its: the call stays queued
+    assert heap.pop_lease("engine-b", 30.0) == dataclasses.replace(waiting, consumer="engine-b", deliveries=1)
