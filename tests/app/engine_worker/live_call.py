@@ -6,15 +6,18 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from app.db.migrate import upgrade
 from app.db.models import CallSegment, Guidance, Incident, LiveCall, Outcome, utcnow
 from app.db.session import session_scope
+from app.engine_worker.loop import EngineWorker
 from app.live.handover import run_retriage
 from app.redis.queueing import settings_heap
 from app.settings import Settings
+from scheduler.engines.base import Engine
 
 CALL = "live-1"
 FIRST_WORDS = "my father fell in the kitchen and hurt his wrist"
@@ -75,3 +78,15 @@ async def until(condition: Any, what: str, wait_s: float) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {wait_s} s for {what}")
         await asyncio.sleep(0.02)
+
+
+async def while_served(engine: Engine, worker: EngineWorker, body: Callable[[], Awaitable[None]]) -> None:
+    """Start the engine and the worker, run `body`, then stop both (whatever `body` raised)."""
+    await engine.start()
+    running = asyncio.create_task(worker.run())
+    try:
+        await body()
+    finally:
+        worker.stop()
+        await running
+        await engine.stop()

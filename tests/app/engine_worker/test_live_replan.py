@@ -17,7 +17,7 @@ from app.redis.queueing import settings_heap
 from scheduler.engines.base import EngineRequest
 from scheduler.engines.hf import HFEngine, HFEngineConfig
 from scheduler.engines.tiny_models import build_tiny_llama
-from tests.app.engine_worker.live_call import CALL, level_and_card, live_call, new_words, state, until
+from tests.app.engine_worker.live_call import CALL, level_and_card, live_call, new_words, state, until, while_served
 
 WAIT_S = 60.0
 
@@ -66,17 +66,10 @@ def serve_with_words_read_at_the_finish(
     worker._finish = words_then_finish  # type: ignore[method-assign]
 
     async def scenario() -> None:
-        await engine.start()
-        running = asyncio.create_task(worker.run())
-        try:
-            await until(lambda: state(settings)[0] == "done", "the guidance done", WAIT_S)
-            await until(lambda: not worker.serving, "the worker to let the call go", WAIT_S)
-        finally:
-            worker.stop()
-            await running
-            await engine.stop()
+        await until(lambda: state(settings)[0] == "done", "the guidance done", WAIT_S)
+        await until(lambda: not worker.serving, "the worker to let the call go", WAIT_S)
 
-    asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 2))
+    asyncio.run(asyncio.wait_for(while_served(engine, worker, scenario), WAIT_S * 2))
     return submitted, finishes, settings
 
 

@@ -20,7 +20,14 @@ from app.engine_worker.loop import EngineWorker
 from scheduler.engines.base import EngineRequest, TokenChunk
 from scheduler.engines.tiny_models import build_tiny_llama
 from scheduler.engines.vllm_engine import VLLMEngine
-from tests.app.engine_worker.live_call import level_and_card, live_call, new_words, state, until
+from tests.app.engine_worker.live_call import (
+    level_and_card,
+    live_call,
+    new_words,
+    state,
+    until,
+    while_served,
+)
 from tests.scheduler.engines.test_vllm_engine import config_for
 
 WAIT_S = 180.0
@@ -72,19 +79,12 @@ def test_a_raised_level_aborts_the_guidance_and_resubmits_it_with_the_new_words(
     worker._write_guidance = recorded_write  # type: ignore[method-assign]
 
     async def scenario() -> None:
-        await engine.start()
-        running = asyncio.create_task(worker.run())
-        try:
-            await until(lambda: state(settings)[0] == "generating", "the first guidance token at ESI 3", WAIT_S)
-            await asyncio.to_thread(new_words, settings)
-            await until(lambda: len(submitted) == 2, "the guidance submitted again", WAIT_S)
-            await until(lambda: state(settings)[0] == "done", "the guidance written from the new submission", WAIT_S)
-        finally:
-            worker.stop()
-            await running
-            await engine.stop()
+        await until(lambda: state(settings)[0] == "generating", "the first guidance token at ESI 3", WAIT_S)
+        await asyncio.to_thread(new_words, settings)
+        await until(lambda: len(submitted) == 2, "the guidance submitted again", WAIT_S)
+        await until(lambda: state(settings)[0] == "done", "the guidance written from the new submission", WAIT_S)
 
-    asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 2))
+    asyncio.run(asyncio.wait_for(while_served(engine, worker, scenario), WAIT_S * 2))
     assert [level for level, _, _ in submitted] == [3, 1]
     assert "not breathing" not in submitted[0][1] and "not breathing" in submitted[1][1]
     assert len(aborted_at_step) == 1
