@@ -79,7 +79,27 @@ def redis_server_pids() -> set[int]:
     return {process.pid for process in psutil.process_iter(["name"]) if process.info["name"] == "redis-server"}
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
+def stop_and_assert_no_child_left(
+    serve: subprocess.Popen[bytes], stop: signal.Signals, descendants: list[psutil.Process], home: Path
+) -> None:
+    serve.send_signal(stop)  # to serve alone, not to its process group
+    serve.wait(timeout=90)
+    _gone, alive = psutil.wait_procs(descendants, timeout=60)
+    assert alive == [], [" ".join(process.cmdline()) for process in alive]
+    if stop != signal.SIGKILL:
+        assert serve.returncode == 0, (home / "serve.log").read_text(errors="replace")
+
+
+def kill_what_is_left(serve: subprocess.Popen[bytes], descendants: list[psutil.Process]) -> None:
+    for process in descendants:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    if serve.poll() is None:
+        serve.kill()
+
+
+# SIGTERM is the next test's stop (one instance started for both claims: CI time).
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
 def test_a_signal_to_serve_alone_leaves_no_child_running(
     stop: signal.Signals, tmp_path: Path, tiny_llama: Path, small_model_dir: Path
 ) -> None:
@@ -88,27 +108,19 @@ def test_a_signal_to_serve_alone_leaves_no_child_running(
     descendants: list[psutil.Process] = []
     try:
         descendants = wait_for_children(serve, port, tmp_path)
-        serve.send_signal(stop)  # to serve alone, not to its process group
-        serve.wait(timeout=90)
-        _gone, alive = psutil.wait_procs(descendants, timeout=60)
-        assert alive == [], [" ".join(process.cmdline()) for process in alive]
-        if stop != signal.SIGKILL:
-            assert serve.returncode == 0, (tmp_path / "serve.log").read_text(errors="replace")
+        stop_and_assert_no_child_left(serve, stop, descendants, tmp_path)
     finally:
-        for process in descendants:
-            with contextlib.suppress(psutil.Error):
-                process.kill()
-        if serve.poll() is None:
-            serve.kill()
+        kill_what_is_left(serve, descendants)
 
 
-def test_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_serves_on(
+def test_a_second_serve_on_the_same_data_directory_is_refused_and_a_sigterm_to_the_first_leaves_no_child(
     tmp_path: Path, tiny_llama: Path, small_model_dir: Path
 ) -> None:
     port = free_port()
     first = start_serve(tmp_path, tiny_llama, small_model_dir, port)
+    descendants: list[psutil.Process] = []
     try:
-        wait_for_children(first, port, tmp_path)
+        descendants = wait_for_children(first, port, tmp_path)
         redis_servers_before = redis_server_pids()
         second = subprocess.run(
             [sys.executable, "-m", "app.cli.main", "serve", "--port", str(free_port())],
@@ -122,9 +134,9 @@ def test_a_second_serve_on_the_same_data_directory_is_refused_and_the_first_serv
         assert f"another `triage-dispatch serve` (pid {first.pid}) is running on" in " ".join(second.stdout.split())
         assert redis_server_pids() == redis_servers_before  # the second one started no redis-server
         assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        stop_and_assert_no_child_left(first, signal.SIGTERM, descendants, tmp_path)
     finally:
-        first.send_signal(signal.SIGTERM)
-        first.wait(timeout=90)
+        kill_what_is_left(first, descendants)
 
 
 def test_serve_prints_a_database_url_without_its_password() -> None:
