@@ -36,9 +36,13 @@ class Vitals:
     readings: dict[str, Reading] = field(default_factory=dict)
 
 
-# "HR is 120", "sats are 91", "BP: 80/50". One optional linking word after the whitespace, never two optional
-# whitespace runs in a row: those backtrack quadratically on long runs of spaces.
-_LINK = r"\s*(?:(?:is|are|of|at|was|were|=|:|est[aá] en|es de|est[aá]|es|de|en)\s*)?"
+# "HR is 120", "sats are 91", "BP: 80/50"; a caller's hedge after it ("pulse at like 150", "pulso como de 140").
+# One optional linking word, then one optional hedge, each ending in the whitespace after it (a hedge needs some):
+# never two optional whitespace runs in a row, which backtrack quadratically on long runs of spaces.
+_LINK = (
+    r"\s*(?:(?:is|are|of|at|was|were|=|:|est[aá] en|es de|est[aá]|es|de|en)\s*)?"
+    r"(?:(?:like|about|around|roughly|maybe|almost|nearly|over|como de|como|unos|casi|m[aá]s de)\s+)?"
+)
 
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [

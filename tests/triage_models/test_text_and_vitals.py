@@ -57,6 +57,10 @@ def test_implausible_numbers_are_ignored() -> None:
         ("back pain for 3 years, RR 44", {"respiratory_rate": 44.0}),
         ("temp 98.6F", {"temperature_c": 37.0}),
         ("56M with chest pain", {"age_years": 56.0}),
+        ("my buddy's an EMT and he got his pulse at like 150", {"heart_rate": 150.0}),
+        ("HR is about 120 and sats around 90", {"heart_rate": 120.0, "spo2": 90.0}),
+        ("el pulso como de 140", {"heart_rate": 140.0}),
+        ("a pulse, like, you know, 150 times he told me", {}),
     ],
 )
 def test_vitals_misreadings_found_in_review(text: str, expected: dict[str, float]) -> None:
