@@ -95,7 +95,6 @@ class _Serving:
     item: HeapItem
     """The heap item as leased; its ESI level follows overrides until the request is submitted, and after."""
     task: asyncio.Task[None] | None = None
-    submitted: bool = False
     closed: bool = False
     """The incident was closed while served (or found final: another delivery finished it): its request is aborted
     and nothing more is written for it."""
@@ -105,8 +104,13 @@ class _Serving:
     transcript, level and card."""
     replans: int = 0
     submitted_level: int | None = None
-    """The level of the submission in the engine (a replan notice at this level or a less urgent one is about a raise
-    this submission already follows: the finish found the call raised, see `RaisedMeanwhile`)."""
+    """The level of the submission in the engine, None before one (a replan notice at this level or a less urgent one
+    is about a raise this submission already follows: the finish found the call raised, see `RaisedMeanwhile`)."""
+
+    @property
+    def submitted(self) -> bool:
+        """Whether this serving's request is in the engine (submitted, not yet planned again)."""
+        return self.submitted_level is not None
 
     def is_closed(self) -> bool:
         """Whether the incident was closed by now (a method: the flag changes while the serving awaits)."""
@@ -227,7 +231,7 @@ class EngineWorker:
         serving = self.serving.get(incident_id)
         if serving is None or serving.closed:
             return False
-        if serving.submitted and serving.submitted_level is not None and esi_level >= serving.submitted_level:
+        if serving.submitted_level is not None and esi_level >= serving.submitted_level:
             return False  # the submission in the engine already answers the raised level's words
         serving.item = dataclasses.replace(serving.item, esi_level=esi_level)
         serving.replan = True
@@ -283,7 +287,7 @@ class EngineWorker:
         """Load the incident, stream its guidance from the engine into the database, and record its outcome; a live
         call whose level rose meanwhile is loaded and submitted again (`apply_replan`)."""
         while True:
-            serving.replan, serving.submitted = False, False
+            serving.replan, serving.submitted_level = False, None
             if not await self._serve_once(serving) or not serving.is_replanned() or serving.is_closed():
                 return
             serving.replans += serving.submitted  # a submission thrown away (not a reload before one)
@@ -327,7 +331,7 @@ class EngineWorker:
         except RequestRejectedError as error:
             await asyncio.to_thread(self._fail, item, str(error), queue_wait_s, loaded.accepted_at)
             return False
-        serving.submitted, serving.submitted_level = True, request.esi_level
+        serving.submitted_level = request.esi_level
         tokens, first_token_s = await self._stream_guidance(serving, stream, loaded.prompt_version)
         if serving.is_closed():
             await asyncio.to_thread(self.heap.ack, incident_id, self.consumer)
