@@ -217,6 +217,8 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
         token = tokens[position]
         if _stops(trigger, token, terminators, list_open, step < 0):
             break
+        if step > 0 and token.text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
+            break  # "not a big deal, I think I broke a rib or two": a new clause with its own subject, not an item
         if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
             list_open = False  # "no X, Y or Z, ...": the list ends with its last item
         if token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):

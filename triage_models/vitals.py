@@ -40,14 +40,17 @@ class Vitals:
 # One optional linking word, then one optional hedge, each ending in the whitespace after it (a hedge needs some):
 # never two optional whitespace runs in a row, which backtrack quadratically on long runs of spaces.
 _LINK = (
-    r"\s*(?:(?:is|are|of|at|was|were|=|:|est[aá] en|es de|est[aá]|es|de|en)\s*)?"
+    r"\s*(?:(?:is|are|of|at|was|were|=|:|est[aá] en|es de|est[aá]|es|de|en|'s)\s*)?"
     r"(?:(?:like|about|around|roughly|maybe|almost|nearly|over|como de|como|unos|casi|m[aá]s de)\s+)?"
 )
 
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [
         re.compile(
-            r"(?<![/\w])(?:hr|heart rate|pulse(?: rate)?|p|pulso|frecuencia card[ií]aca|fc)" + _LINK + _NUMBER + r"\b",
+            r"(?<![/\w])(?:hr|heart rate|heart number|pulse(?: rate)?|p|pulso|frecuencia card[ií]aca|fc)"
+            + _LINK
+            + _NUMBER
+            + r"\b",
             re.I,
         ),
         re.compile(_NUMBER + r"\s*(?:bpm|beats (?:per|a) minute)\b", re.I),
@@ -119,6 +122,48 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
 }
 
 
+# A transcript's question and answer: "CT: does she have a way to check her oxygen? C: the finger thing, it says 89",
+# "CT: and her heart rate? C: 124". The call-taker's turn names the number, the caller's first words give it. The
+# question must name the reading itself ("is she on oxygen?" and "how old is she?" name none).
+_ASKED_FOR = {
+    "spo2": r"sats?|saturation|o2 sat|pulse ?ox(?:imeter)?|oximeter|oxygen (?:level|sat|saturation|reading|number)"
+    r"|check (?:his |her |their |your |the )?oxygen|nivel de ox[ií]geno|saturaci[oó]n|ox[ií]metro"
+    r"|finger (?:oxygen |pulse |ox )?(?:thing|clip|monitor|meter|gadget|reader|machine)s?",
+    "heart_rate": r"heart ?rate|pulse(?: rate)?|heartbeat|pulso|frecuencia card[ií]aca",
+    "respiratory_rate": r"breaths? (?:a|per) minute|breathing rate|respiraciones por minuto",
+}
+_TURN = r"\b(?:ct|c|call[- ]?taker|dispatcher|operador|operadora|caller|persona|llamante)\s*:"
+_CALLER = r"\b(?:c|caller|persona|llamante)\s*:\s*"
+_ANSWERED = {
+    field: re.compile(
+        r"\b(?:ct|call[- ]?taker|dispatcher|operador|operadora)\s*:(?:(?!"
+        + _TURN
+        + r").){0,160}?\b(?:"
+        + words
+        + r")\b(?:(?!"
+        + _TURN
+        + r").){0,80}?"
+        + _CALLER
+        + r"(?:(?!"
+        + _TURN
+        + r")[^\d]){0,60}?(?<![\d/.])(\d{2,3})"
+        r"(?![\d/])",
+        re.I,
+    )
+    for field, words in _ASKED_FOR.items()
+}
+
+
+def _answered(text: str, field: str, low: float, high: float) -> Reading | None:
+    """The caller's number in answer to a call-taker's question that names the reading."""
+    pattern = _ANSWERED.get(field)
+    for match in pattern.finditer(text) if pattern else ():
+        value = float(match.group(1))
+        if low <= value <= high:
+            return Reading(value, match.start(1), match.end(1), match.group(1))
+    return None
+
+
 def _reading(match: re.Match[str], value: float) -> Reading:
     return Reading(value=value, start=match.start(), end=match.end(), text=match.group(0))
 
@@ -187,7 +232,7 @@ def extract_vitals(text: str) -> Vitals:
     """Read the numbers a call-taker or crew would give; implausible values are ignored."""
     vitals = Vitals()
     for name, (group, low, high) in _PLAIN_READINGS.items():
-        setattr(vitals, name, _plain(text, group, low, high))
+        setattr(vitals, name, _plain(text, group, low, high) or _answered(text, name, low, high))
     match = _first(_PATTERNS["blood_pressure"], text)
     if match and 30 <= float(match.group(1)) <= 300:
         vitals.systolic_bp = _reading(match, float(match.group(1)))

@@ -33,6 +33,8 @@ def context_of(sentence: str, finding: str, language: str = "en") -> FindingCont
         ("it won't stop bleeding", "bleeding", False),
         ("my breathing and throat are fine", "breathing", True),
         ("never had chest pain like this before", "chest pain", False),
+        ("it's not a big deal, I think I broke a rib or two", "broke", False),
+        ("denies fever, she says her chest hurts", "chest hurts", False),
     ],
 )
 def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
@@ -50,6 +52,7 @@ def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("no se que paso, esta sangrando", "sangrando", False),
         ("no para de sangrar", "sangrar", False),
         ("no esta embarazada", "embarazada", True),
+        ("no es nada grave, yo creo que se quebro una costilla o dos", "quebro", False),
     ],
 )
 def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(

@@ -61,6 +61,18 @@ def test_implausible_numbers_are_ignored() -> None:
         ("HR is about 120 and sats around 90", {"heart_rate": 120.0, "spo2": 90.0}),
         ("el pulso como de 140", {"heart_rate": 140.0}),
         ("a pulse, like, you know, 150 times he told me", {}),
+        # The caller's number in answer to the call-taker's question naming it, never across the next question.
+        (
+            "CT: can she check her oxygen C: the finger thing, it says 89, now 90 CT: and her heart rate C: 124",
+            {"spo2": 89.0, "heart_rate": 124.0},
+        ),
+        ("operador: cual es su pulso? persona: como 140", {"heart_rate": 140.0}),
+        (
+            "CT: you got one of those finger oxygen things? C: hold on... it says 87, and the heart number's 112.",
+            {"spo2": 87.0, "heart_rate": 112.0},
+        ),
+        ("CT: is she on oxygen at home? C: yes, 84 years old", {"age_years": 84.0}),
+        ("CT: what does the oximeter say C: I don't have one CT: how old is she C: 91", {}),
     ],
 )
 def test_vitals_misreadings_found_in_review(text: str, expected: dict[str, float]) -> None:
