@@ -86,7 +86,7 @@ vllm-upstream-tests: install $(UPSTREAM_SRC)/.extracted
 # an empty run cannot pass. The lint (mypy, one core) and vLLM's scheduler tests (one core) run side by side on two
 # cores, then the suite on TEST_WORKERS processes (pytest-xdist), a test module whole on one of them (`loadfile`: a
 # module's stack is started once). Much of a test's time is spent waiting on the processes it starts (a server's
-# readiness, a worker's next poll), so two processes on two cores take the suite from about 27 to about 19 minutes.
+# readiness, a worker's next poll), so two processes on two cores take the suite from about 27 to 20-21 minutes.
 TEST_WORKERS ?= 2
 test: install services
 	$(MAKE) -j2 --output-sync=target lint vllm-upstream-tests
