@@ -15,16 +15,12 @@ from dataclasses import dataclass
 
 from triage_models.knowledge_base import KnowledgeBase
 from triage_models.lexicon import Token
+from triage_models.speakers import SPEAKER_LABELS, is_call_taker, label_pattern
 from triage_models.terms import CallIndex, Term, find_term
 
 _LABEL = re.compile(
-    r"(?:^|(?<=[\s.?!]))(?P<who>ct|c|call[- ]?taker|dispatcher|dispatch|operator|911|operador|operadora|despachador"
-    r"|despachadora|caller|persona|llamante|ciudadano|pt|patient)\s*:\s",
+    r"(?:^|(?<=[\s.?!]))(?P<who>" + label_pattern(SPEAKER_LABELS) + r")\s*:\s",
     re.IGNORECASE,
-)
-CALL_TAKER_LABELS = frozenset(
-    {"ct", "calltaker", "call-taker", "call taker", "dispatcher", "dispatch", "operator", "911", "operador"}
-    | {"operadora", "despachador", "despachadora"}
 )
 ANSWER_REACH = 6
 """The answer is read in the first words of the caller's turn."""
@@ -107,7 +103,7 @@ def turns(text: str) -> list[Turn]:
 
 
 def _speaker(match: re.Match[str]) -> str:
-    return "call_taker" if match["who"].lower() in CALL_TAKER_LABELS else "caller"
+    return "call_taker" if is_call_taker(match["who"]) else "caller"
 
 
 def caller_spans(dialogue: Sequence[Turn], length: int) -> list[tuple[int, int]]:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from triage_models.ages import spoken_age
+from triage_models.speakers import CALL_TAKER_LABELS, CALLER_LABELS, SPEAKER_LABELS, label_pattern
 
 _NUMBER = r"(\d{1,3}(?:\.\d)?)"
 
@@ -132,11 +133,13 @@ _ASKED_FOR = {
     "heart_rate": r"heart ?rate|pulse(?: rate)?|heartbeat|pulso|frecuencia card[ií]aca",
     "respiratory_rate": r"breaths? (?:a|per) minute|breathing rate|respiraciones por minuto",
 }
-_TURN = r"\b(?:ct|c|call[- ]?taker|dispatcher|operador|operadora|caller|persona|llamante)\s*:"
-_CALLER = r"\b(?:c|caller|persona|llamante)\s*:\s*"
+_TURN = r"\b(?:" + label_pattern(SPEAKER_LABELS) + r")\s*:"
+_CALLER = r"\b(?:" + label_pattern(CALLER_LABELS) + r")\s*:\s*"
 _ANSWERED = {
     field: re.compile(
-        r"\b(?:ct|call[- ]?taker|dispatcher|operador|operadora)\s*:(?:(?!"
+        r"\b(?:"
+        + label_pattern(CALL_TAKER_LABELS)
+        + r")\s*:(?:(?!"
         + _TURN
         + r").){0,160}?\b(?:"
         + words

@@ -73,6 +73,10 @@ def test_implausible_numbers_are_ignored() -> None:
         ),
         ("CT: is she on oxygen at home? C: yes, 84 years old", {"age_years": 84.0}),
         ("CT: what does the oximeter say C: I don't have one CT: how old is she C: 91", {}),
+        # Every speaker label the dialogue reader knows opens a turn here too (one vocabulary, `speakers.py`).
+        ("Dispatcher: and what is his pulse right now? Patient: uh I think like 130", {"heart_rate": 130.0}),
+        ("Despachadora: cuanto le marca el oximetro? Ciudadano: ahorita marca 86", {"spo2": 86.0}),
+        ("Operator: can you check her oxygen? Caller: I can't find it Dispatch: how old is she? Caller: 88", {}),
     ],
 )
 def test_vitals_misreadings_found_in_review(text: str, expected: dict[str, float]) -> None:
