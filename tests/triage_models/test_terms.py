@@ -49,6 +49,12 @@ def test_guards_refuse_a_match_after_or_before_their_words() -> None:
     assert spans("!wake|woke gasp !for", "he collapsed and is gasping") == ["gasping"]
 
 
+def test_a_guard_word_between_an_ordered_terms_words_refuses_the_match() -> None:
+    assert spans("= turning blue !black", "my toe is turning black and blue") == []
+    assert spans("= turning blue !black", "her lips are turning kind of blue") == ["turning kind of blue"]
+    assert spans("= turning blue", "my toe is turning black and blue") == ["turning black and blue"]
+
+
 def test_an_ordered_term_keeps_its_order() -> None:
     assert spans("= stop breathe", "he stopped breathing") == ["stopped breathing"]
     assert spans("= stop breathe", "breathing stopped") == []
