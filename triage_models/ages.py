@@ -43,7 +43,8 @@ _EN_END = (
 _ES_END = r"(?=\s*(?:$|[.,;:!?)]|(?:y|e|pero|o|no|ya|el|ella|esta|se|le|lo|la|mi|su|ahora|por favor|ayer|hoy)\b))"
 _EN_PERSON = (
     r"(?:he|she|who|son|daughter|boy|girl|child|kid|baby|toddler|grandson|granddaughter|nephew|niece|brother|sister"
-    r"|patient|victim|man|woman|guy|lady|mom|mum|mother|dad|father|husband|wife|grand(?:ma|pa|mother|father))"
+    r"|patient|victim|man|woman|guy|lady|mom|mum|mother|dad|father|husband|wife|grand(?:ma|pa|mother|father)"
+    r"|neighbou?r|uncle|aunt|auntie|friend|buddy|roommate|resident|guest|gentleman|client|partner)"
 )
 _ES_PERSON = (
     r"(?:bebe|bebit[oa]|nin[oa]|ninit[oa]|hij[oa]|hijit[oa]|nene|nena|chamac[oa]|chamaquit[oa]|muchach[oa]|chic[oa]"

@@ -207,6 +207,20 @@ def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_ope
     return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
 
 
+SPANISH_CLITICS = frozenset("me te le lo la nos les los las se".split())  # noqa: SIM905
+"""Object pronouns that stand before a Spanish verb ("él me pegó"): after a subject pronoun, a new clause."""
+
+
+def _spanish_subject_clause(tokens: Sequence[Token], position: int) -> bool:
+    """Whether a Spanish subject pronoun and an object pronoun open a clause here ("el me pego", "ella lo empujo")."""
+    following = tokens[position + 1] if position + 1 < len(tokens) else None
+    return (
+        tokens[position].text in {"el", "ella", "ellos", "ellas"}
+        and following is not None
+        and (following.text in SPANISH_CLITICS)
+    )
+
+
 def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, str]) -> int:
     """The last token a scope holds, walking from `origin` by `step` (+1 forward, -1 backward)."""
     words = 0
@@ -219,6 +233,8 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
             break
         if step > 0 and token.text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
             break  # "not a big deal, I think I broke a rib or two": a new clause with its own subject, not an item
+        if step > 0 and position > origin and _spanish_subject_clause(tokens, position):
+            break  # "no puedo hablar el me pego": a new clause, its subject before its object pronoun
         if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
             list_open = False  # "no X, Y or Z, ...": the list ends with its last item
         if token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):

@@ -1,13 +1,13 @@
 """A call as the rules read it: speech-to-text and typing noise taken out, with a map back to the caller's words.
 
 Transcripts arrive as people speak: no punctuation, "uh" and "um", repeated words and restarts ("he's not he's not
-breathing"), contractions without apostrophes ("aint", "hes", "cant"), a dropped "g" ("bleedin", "breathin"),
-Spanish without accents, and misspellings or mishearings of the very words that matter ("breething", "over dose",
-"cheste"). `readable` returns the message with accents folded, fillers and immediate repeats dropped, contractions
-restored and misspelled red-flag words put right (RapidFuzz's optimal-string-alignment distance against the red-flag
-vocabulary; a word pyspellchecker knows in English or Spanish is never "corrected", so "stubbed" stays stubbed and
-"cooking" never becomes "choking"). Every character keeps the position it came from, so evidence still quotes the
-caller's own words.
+breathing"), contractions without apostrophes ("aint", "hes", "cant"), a dropped "g" ("bleedin", "breathin") or a
+dropped Spanish "d" ("hinchao", "trabao"), Spanish without accents, and misspellings or mishearings of the very words
+that matter ("breething", "over dose", "cheste"). `readable` returns the message with accents folded, fillers and
+immediate repeats dropped, contractions restored and misspelled red-flag words put right (RapidFuzz's optimal-string-
+alignment distance against the red-flag vocabulary; a word pyspellchecker knows in English or Spanish is never
+"corrected", so "stubbed" stays stubbed and "cooking" never becomes "choking"). Every character keeps the position it
+came from, so evidence still quotes the caller's own words.
 """
 
 from __future__ import annotations
@@ -264,6 +264,19 @@ def dropped_g(word: str) -> str | None:
     return full if is_real_word(full) or simplemma.is_known(full, lang="en") else None
 
 
+@functools.lru_cache(maxsize=16_384)
+def dropped_d(word: str) -> str | None:
+    """A Spanish "-ao" said for "-ado" ("trabao", "hinchao", "golpeaos"): the "-ado" form when the dictionary knows it
+    and the word itself is not a word ("bacalao", "cacao" stay)."""
+    stem, plural = (word[:-3], "s") if word.endswith("aos") else (word[:-2], "")
+    if len(word) < 5 or not word.endswith(("ao", "aos")) or not word.isalpha() or is_real_word(word):
+        return None
+    if simplemma.is_known(word, lang="es"):
+        return None
+    full = stem + "ado" + plural
+    return full if is_real_word(full) or simplemma.is_known(full, lang="es") else None
+
+
 def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> list[tuple[str, int, int]]:
     """Joined mishearings, restored contractions and corrected misspellings (replacement text, original span)."""
     out: list[tuple[str, int, int]] = []
@@ -280,6 +293,7 @@ def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> 
         replacement = (
             CONTRACTIONS.get(lowered)
             or (dropped_g(lowered) if "en" in languages else None)
+            or (dropped_d(lowered) if "es" in languages else None)
             or (correct_word(lowered, languages) if word.isalpha() else None)
         )
         out.append((replacement or word, start, end))

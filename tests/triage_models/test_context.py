@@ -53,6 +53,8 @@ def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("no para de sangrar", "sangrar", False),
         ("no esta embarazada", "embarazada", True),
         ("no es nada grave, yo creo que se quebro una costilla o dos", "quebro", False),
+        ("no puedo hablar el me pego y tengo sangre en la boca", "me pego", False),
+        ("no tiene el ojo hinchado", "hinchado", True),
     ],
 )
 def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(
@@ -142,3 +144,18 @@ def test_a_spanish_si_without_its_accent_is_a_yes_where_it_answers(text: str, hy
     reading = read_call(kb, text, ("es",), kb.context)
     unresponsive = [hit for hit in reading.hits if hit.finding == "unresponsive"]
     assert unresponsive and all(hit.context.hypothetical is hypothetical for hit in unresponsive)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "language", "category", "expected"),
+    [
+        ("la sangre no para, ya esta bien blanco", "sangre", "es", "resolved", False),
+        ("se le salio sangre pero ya esta bien", "sangre", "es", "resolved", True),
+        ("she nearly passed out in the shower and she's spotting", "spotting", "en", "resolved", False),
+        ("hace un mes mi ex me apreto el cuello", "apreto el cuello", "es", "historical", True),
+    ],
+)
+def test_words_that_look_like_a_trigger_but_say_something_else(
+    sentence: str, finding: str, language: str, category: str, expected: bool
+) -> None:
+    assert getattr(context_of(sentence, finding, language), category) is expected

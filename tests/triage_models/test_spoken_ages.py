@@ -36,6 +36,8 @@ from triage_models.vitals import age_in_years, extract_vitals
         ("el bebe tiene dos semanas de vida", 2 / 52),
         ("a mi niño lo golpeó un carro tiene 12 eh años", 12.0),
         ("uh a two uh year old fell down the stairs", 2.0),
+        ("my neighbor's eighty-four, she went down on her lanai", 84.0),
+        ("our guest is seventy and he fell by the pool", 70.0),
     ],
 )
 def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage_models.transcript import correct_word, fold_accents, readable
+from triage_models.transcript import correct_word, dropped_d, fold_accents, readable
 
 
 @pytest.mark.parametrize(
@@ -17,6 +17,8 @@ from triage_models.transcript import correct_word, fold_accents, readable
         ("he aint waking up", "he isn't waking up"),
         ("it looks like a stroke", "it looks like a stroke"),
         ("mi esposo está inconsciente", "mi esposo esta inconsciente"),
+        ("habla como trabao y tiene el ojo hinchao", "habla como trabado y tiene el ojo hinchado"),
+        ("comimos bacalao y cacao", "comimos bacalao y cacao"),
     ],
 )
 def test_readable_mends_transcripts(text: str, expected: str) -> None:
@@ -59,3 +61,11 @@ def test_a_misspelling_two_red_flag_words_are_as_near_to_is_left_as_said() -> No
     # "mandarme" (send me) is one edit from "mandar" and from "matarme": no guess, and the same answer every run
     assert correct_word("mandarme", ("es",)) is None
     assert correct_word("breething", ("en",)) == "breathing"
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("trabao", "trabado"), ("golpeaos", "golpeados"), ("desmayao", "desmayado"), ("bacalao", None), ("dao", None)],
+)
+def test_a_dropped_spanish_d_is_restored_only_where_the_full_form_is_a_word(word: str, expected: str | None) -> None:
+    assert dropped_d(word) == expected
