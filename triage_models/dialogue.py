@@ -210,6 +210,23 @@ def _asked_size(index: CallIndex, asked: Mapping[str, tuple[Term, ...]], languag
     for language in languages:
         for term in asked.get(language, ()):
             for match in find_term(index, term):
-                if turn.start <= index.tokens[match.first].start < turn.end:
+                if turn.start <= index.tokens[match.first].start < turn.end and not _asked_as_a_difficulty(
+                    index.tokens, match.first, term
+                ):
                     size = max(size, len(term.slots))
     return size
+
+
+DIFFICULTY = frozenset(
+    {"trouble", "problem", "problems", "difficulty", "hard", "struggling", "problema", "problemas", "dificultad"}
+    | {"cuesta", "batalla", "batallando"}
+)
+"""Words that turn a key question round: "any trouble talking?" asks the opposite of "can he talk?"."""
+
+
+def _asked_as_a_difficulty(tokens: Sequence[Token], first: int, term: Term) -> bool:
+    """Whether a difficulty word the recognising term does not write stands just before it ("¿tiene problemas para
+    hablar?" is no "¿puede hablar?": its "no" is the caller's speech being fine, not a patient who cannot speak)."""
+    written = {word.strip('"') for slot in term.slots for word in slot.written.split("|")}
+    before = tokens[max(0, first - 3) : first]
+    return written.isdisjoint(DIFFICULTY) and any(token.text in DIFFICULTY for token in before)

@@ -60,3 +60,21 @@ def test_a_relayed_answer_and_a_yes_to_a_degree_are_answers() -> None:
 def test_a_question_that_takes_its_finding_for_granted_is_confirmed_by_a_content_answer() -> None:
     assert "gunshot_wound" in present("CT: where was he shot?\nC: in the chest")
     assert "gunshot_wound" not in present("CT: was he shot?\nC: no, he fell")
+
+
+def test_a_question_asked_as_a_difficulty_is_not_the_can_he_question() -> None:
+    # "any problems talking?" "no" is speech that is fine, not a patient who cannot speak (severe distress)
+    assert {"severe_respiratory_distress", "choking_complete_obstruction"}.isdisjoint(
+        present("CT: ¿Tiene debilidad o problemas para hablar?\nC: No, nada de eso.", "es")
+    )
+    assert "severe_respiratory_distress" not in present("CT: is he having any trouble talking?\nC: no")
+    assert "severe_respiratory_distress" in present("CT: can he talk to you?\nC: no")
+
+
+def test_a_yes_to_trouble_breathing_or_swallowing_is_no_allergy_by_itself() -> None:
+    kb = load_knowledge()
+    plain = read_call(kb, "CT: is she having trouble breathing?\nC: yes", ("en",), kb.context)
+    stung_call = "she got stung by a bee\nCT: any trouble breathing or swallowing?\nC: yes"
+    stung = read_call(kb, stung_call, ("en",), kb.context)
+    assert "A-ANAPHYLAXIS" not in {item.rule_id for item in plain.evidence}
+    assert "A-ANAPHYLAXIS" in {item.rule_id for item in stung.evidence}
