@@ -14,7 +14,7 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 | `NUM pill` | a number in digits or words ("30 pills", "thirty pills", "treinta pastillas") |
 | `= stop breathe` | the words in this order (at most `ORDERED_GAP` words between one and the next) |
 | `!wake gasp` | not right after "wake" ("woke up gasping" is no agonal breath); a `!` word last: not right before it |
-| `= turn blue !black` | in an ordered term, a `!` word may not stand between its words ("turning black and blue") |
+| `= turn blue !black` | a `!` word may not stand between a term's words either ("turning black and blue") |
 
 `NEG breathe` finds "not breathing", "isn't really breathing", "no está respirando".
 Terms of one word match the word wherever it is. A term of several words does not reach across a sentence break, a
@@ -226,7 +226,7 @@ def _opens_a_clause(token: Token, tokens: Sequence[Token]) -> bool:
 def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
     first, last = match
     tokens = index.tokens
-    if term.ordered and _guard_between(tokens[first + 1 : last], term):
+    if _guard_between(tokens[first + 1 : last], term):
         return False
     if term.not_after is not None:
         before = tokens[max(0, first - GUARD_REACH) : first]
@@ -240,7 +240,7 @@ def _guard_clear(index: CallIndex, match: tuple[int, int], term: Term) -> bool:
 
 
 def _guard_between(between: Sequence[Token], term: Term) -> bool:
-    """Whether a guard word stands in an ordered term's gaps ("turning black and blue" is no "= turn blue !black")."""
+    """Whether a guard word stands in a term's gaps ("turning black and blue" is no "= turn blue !black")."""
     guards = [guard for guard in (term.not_after, term.not_before) if guard is not None]
     return any(guard.matches(token) for guard in guards for token in between)
 
