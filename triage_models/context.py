@@ -207,18 +207,15 @@ def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_ope
     return token.text in CONJUNCTIONS and token.text not in LIST_CLOSERS and trigger.lists != "always"
 
 
+SPANISH_THIRD_PERSON = frozenset({"el", "ella", "ellos", "ellas"})
 SPANISH_CLITICS = frozenset("me te le lo la nos les los las se".split())  # noqa: SIM905
 """Object pronouns that stand before a Spanish verb ("él me pegó"): after a subject pronoun, a new clause."""
 
 
 def _spanish_subject_clause(tokens: Sequence[Token], position: int) -> bool:
     """Whether a Spanish subject pronoun and an object pronoun open a clause here ("el me pego", "ella lo empujo")."""
-    following = tokens[position + 1] if position + 1 < len(tokens) else None
-    return (
-        tokens[position].text in {"el", "ella", "ellos", "ellas"}
-        and following is not None
-        and (following.text in SPANISH_CLITICS)
-    )
+    following = tokens[position + 1].text if position + 1 < len(tokens) else ""
+    return tokens[position].text in SPANISH_THIRD_PERSON and following in SPANISH_CLITICS
 
 
 def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, str]) -> int:

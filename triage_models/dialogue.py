@@ -227,6 +227,6 @@ DIFFICULTY = frozenset(
 def _asked_as_a_difficulty(tokens: Sequence[Token], first: int, term: Term) -> bool:
     """Whether a difficulty word the recognising term does not write stands just before it ("¿tiene problemas para
     hablar?" is no "¿puede hablar?": its "no" is the caller's speech being fine, not a patient who cannot speak)."""
-    written = {word.strip('"') for slot in term.slots for word in slot.written.split("|")}
-    before = tokens[max(0, first - 3) : first]
-    return written.isdisjoint(DIFFICULTY) and any(token.text in DIFFICULTY for token in before)
+    if not any(token.text in DIFFICULTY for token in tokens[max(0, first - 3) : first]):
+        return False
+    return all(word.strip('"') not in DIFFICULTY for slot in term.slots for word in slot.written.split("|"))
