@@ -3,7 +3,9 @@
 A finding's `fire_*` examples must find it (affirmed, about the patient now) and its `not_*` examples must not; a
 determinant's `fire_*` examples must fire it and its `not_*` examples must not. Each example is read in the language
 it is filed under, with the age it states. A protocol needs examples in both languages, for and against, for each
-determinant.
+determinant. A term whose word repeats in one slot, or whose single-word slot repeats an alternative of the slot beside
+it, is a problem too: a space inside an alternative starts a new required slot (`carro|troca|carro rentado` asks for
+"rentado" after any of them), which is rarely what its author meant.
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ class ValidationReport:
     examples: int
     failures: tuple[ExampleFailure, ...]
     missing: tuple[str, ...]
+    slot_problems: tuple[str, ...] = ()
+    """Terms that look like a space inside an alternative (see the module's docstring)."""
 
     @property
     def ok(self) -> bool:
-        return not self.failures and not self.missing
+        return not self.failures and not self.missing and not self.slot_problems
 
 
 def _check(
@@ -77,6 +81,30 @@ def _missing(kb: KnowledgeBase) -> list[str]:
     return missing
 
 
+def _slot_problem(written: str) -> bool:
+    """True when a word repeats in one slot, or a one-word slot repeats an alternative of a slot beside it."""
+    parts = [part for part in written.split() if part != "=" and not part.startswith("!")]
+    slots = [[word.strip('"').lower() for word in part.split("|")] for part in parts]
+    for index, words in enumerate(slots):
+        if len(set(words)) < len(words):
+            return True
+        if index and (len(words) == 1) != (len(slots[index - 1]) == 1) and set(words) & set(slots[index - 1]):
+            return True
+    return False
+
+
+def slot_problems(kb: KnowledgeBase) -> list[str]:
+    """Every finding term of the knowledge base that `_slot_problem` flags, named with its file and finding."""
+    return [
+        f"{finding.defined_in} finding {finding.id} ({language}): {written!r}: a word in two slots; a space inside an "
+        "alternative starts a new required slot"
+        for finding in kb.findings.values()
+        for language, terms in (("en", finding.spec.en), ("es", finding.spec.es))
+        for written in terms
+        if _slot_problem(written)
+    ]
+
+
 def validate(kb: KnowledgeBase, reader: ContextReader | None = None) -> ValidationReport:
     """Run every example of the knowledge base (see the module's docstring)."""
     reader = reader or kb.context
@@ -92,7 +120,7 @@ def validate(kb: KnowledgeBase, reader: ContextReader | None = None) -> Validati
         count, failed = _check(kb, reader, where, determinant.spec, determinant.spec.id, True)
         total += count
         failures.extend(failed)
-    return ValidationReport(total, tuple(failures), tuple(_missing(kb)))
+    return ValidationReport(total, tuple(failures), tuple(_missing(kb)), tuple(slot_problems(kb)))
 
 
 def coverage_problems(kb: KnowledgeBase, coverage: CoverageFile) -> list[str]:

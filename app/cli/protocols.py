@@ -92,9 +92,12 @@ def protocols_validate(
         typer.echo(f"fail: {failure}", err=True)
     for missing in report.missing:
         typer.echo(f"missing: {missing}", err=True)
+    for problem in report.slot_problems:
+        typer.echo(f"term: {problem}", err=True)
     typer.echo(
         f"{len(kb.protocols)} protocols, {len(kb.findings)} findings, {len(kb.determinants)} determinants: "
-        f"{report.examples} examples run, {len(report.failures)} failed, {len(report.missing)} missing"
+        f"{report.examples} examples run, {len(report.failures)} failed, {len(report.missing)} missing, "
+        f"{len(report.slot_problems)} terms with a word in two slots"
     )
     if not report.ok:
         raise typer.Exit(1)

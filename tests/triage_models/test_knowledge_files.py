@@ -10,14 +10,42 @@ import pytest
 
 from triage_models.knowledge_base import compile_knowledge, load_knowledge
 from triage_models.knowledge_files import KNOWLEDGE_DIR, NOT_REVIEWED, KnowledgeError, read_knowledge_files
-from triage_models.validation import validate
+from triage_models.validation import slot_problems, validate
 
 
 def test_every_example_of_the_shipped_knowledge_fires_or_not_as_its_file_says() -> None:
     report = validate(load_knowledge())
     assert [str(failure) for failure in report.failures] == []
     assert list(report.missing) == []
+    assert list(report.slot_problems) == []
     assert report.examples > 0
+
+
+@pytest.mark.parametrize(
+    ("written", "flagged"),
+    [
+        ("= perdimos|perdi el|mi carro|troca|carro rentado", True),  # "rentado" became a slot of its own
+        ("carrito|razor volcar|volteo|se volteo", True),  # "se volteo" split: "volteo" required twice
+        ("= por mas que le|la aprieto|aprieto", True),  # a word twice in one slot
+        ("= perdimos|perdi el|mi carro|troca !control", False),
+        ("leg|foot cold|pale|blue pale|blue|numb", False),  # two signs of one list, on purpose
+        ("= ten out of ten", False),  # a phrase that says a word twice
+    ],
+)
+def test_a_space_inside_an_alternative_is_flagged(tmp_path: Path, written: str, flagged: bool) -> None:
+    directory = copy_knowledge(tmp_path)
+    path = directory / "protocols" / "cardiac-arrest.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('"pulseless",', f'"pulseless", {written!r},', 1))
+    problems = slot_problems(compile_knowledge(read_knowledge_files(directory)))
+    expected = (
+        [
+            f"protocols/cardiac-arrest.toml finding pulse_absent (en): {written!r}: a word in two slots; a space "
+            "inside an alternative starts a new required slot"
+        ]
+        if flagged
+        else []
+    )
+    assert problems == expected
 
 
 def test_every_protocol_names_its_basis_and_says_it_awaits_review() -> None:
