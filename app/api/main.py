@@ -25,8 +25,7 @@ from app.incidents.pipeline import run_reconciler
 from app.intake.limits import source_limits_for
 from app.intake.sources import source_state_cache
 from app.live.admission import LiveAdmission
-from app.live.handover import request_retriage
-from app.live.store import Recorded
+from app.live.handover import hand_over_to
 from app.live.sweep import sweep_live_calls
 from app.live.writer import EventWriter
 from app.redis.queueing import settings_heap
@@ -127,12 +126,7 @@ def live_writer(settings: Settings, heap: RedisSemanticHeap | None) -> EventWrit
     (coalesced per call, `app.live.handover`)."""
     if heap is None:
         return EventWriter(settings.database_url)
-    client, prefix = heap.client, heap.prefix
-
-    def hand_over(recorded: list[Recorded]) -> None:
-        request_retriage(client, prefix, [r.incident_id for r in recorded if r.new_words], publish_retriage)
-
-    return EventWriter(settings.database_url, hand_over)
+    return EventWriter(settings.database_url, hand_over_to(heap.client, heap.prefix, publish_retriage))
 
 
 def add_middleware(app: FastAPI, settings: Settings) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -16,10 +16,12 @@ from app.db.models import Incident
 from app.db.session import session_scope
 from app.incidents.pipeline import arrival_us, call_facts, incident_remaining_s, triager_for
 from app.live.retriage import Change, read_again
+from app.live.store import Recorded
 from app.redis import keys
 from app.redis.queueing import publish_replan
 from app.settings import Settings
 from scheduler.redis_heap import RedisSemanticHeap
+from triage_models.rules import evaluate_rules, rules_floor
 
 log = logging.getLogger(__name__)
 
@@ -33,27 +35,80 @@ FINISHED_LEASE_WAIT_S = 2.0
 right after its commit) before its lease is taken back."""
 
 
-def request_retriage(client: Any, prefix: str, incident_ids: Iterable[str], publish: Callable[[str], None]) -> int:
-    """Mark the calls dirty and send a re-triage task for each that has none; how many were sent."""
+URGENT_MARK = "urgent"
+"""The value of a call's scheduled mark when its task was sent urgent (any other value: sent at the live priority)."""
+
+
+def urgent_words(words: str) -> bool:
+    """Whether a new utterance holds a red flag of ESI 1-2 by itself ("no, he's not breathing"): its call's reading
+    then goes ahead of calls whose new words hold none. The red-flag rules on one utterance, a few milliseconds."""
+    return bool(words.strip()) and (rules_floor(evaluate_rules(words)) or 5) <= 2
+
+
+def hand_over_to(client: Any, prefix: str, publish: Callable[[str, bool], None]) -> Callable[[list[Recorded]], None]:
+    """The live writer's step after each commit: the calls with new final words go to triage, those whose words hold
+    a red flag urgent (`request_retriage`)."""
+
+    def hand_over(recorded: list[Recorded]) -> None:
+        calls = [item.incident_id for item in recorded if item.new_words]
+        urgent = {item.incident_id for item in recorded if item.new_words and urgent_words(item.words)}
+        request_retriage(client, prefix, calls, publish, urgent)
+
+    return hand_over
+
+
+def request_retriage(
+    client: Any,
+    prefix: str,
+    incident_ids: Iterable[str],
+    publish: Callable[[str, bool], None],
+    urgent: Collection[str] = frozenset(),
+) -> int:
+    """Mark the calls dirty and send a re-triage task for each that has none (`publish(incident_id, urgent)`), and an
+    urgent one for a call in `urgent` whose task was sent at the live priority (it may still wait in the broker
+    behind other calls' readings); how many were sent."""
     ids = list(dict.fromkeys(incident_ids))
     if not ids:
         return 0
     pipe = client.pipeline(transaction=False)
     for incident_id in ids:
         pipe.set(keys.live_dirty(prefix, incident_id), "1", ex=SCHEDULED_TTL_S * 10)
-        pipe.set(keys.live_scheduled(prefix, incident_id), "1", nx=True, ex=SCHEDULED_TTL_S)
+        mark = URGENT_MARK if incident_id in urgent else "1"
+        pipe.set(keys.live_scheduled(prefix, incident_id), mark, nx=True, ex=SCHEDULED_TTL_S)
     answers = pipe.execute()
-    sent = 0
-    for incident_id, scheduled in zip(ids, answers[1::2], strict=True):
-        if not scheduled:
-            continue  # a task is queued or running: it reads the new words before it ends
-        try:
-            publish(incident_id)
-            sent += 1
-        except Exception as error:  # the broker away: the mark goes, the reconciler sends it later
-            client.delete(keys.live_scheduled(prefix, incident_id))
-            log.warning("live_retriage incident_id=%s not handed over: %s", incident_id, error)
-    return sent
+    fresh = [incident_id for incident_id, scheduled in zip(ids, answers[1::2], strict=True) if scheduled]
+    raised = [incident_id for incident_id in ids if incident_id in urgent and incident_id not in fresh]
+    sent = sum(_send(client, prefix, incident_id, incident_id in urgent, publish) for incident_id in fresh)
+    return sent + sum(_send_urgent(client, prefix, incident_id, publish) for incident_id in raised)
+
+
+def _send(client: Any, prefix: str, incident_id: str, urgent: bool, publish: Callable[[str, bool], None]) -> bool:
+    try:
+        publish(incident_id, urgent)
+    except Exception as error:  # the broker away: the mark goes, the reconciler sends it later
+        client.delete(keys.live_scheduled(prefix, incident_id))
+        log.warning("live_retriage incident_id=%s not handed over: %s", incident_id, error)
+        return False
+    return True
+
+
+def _send_urgent(client: Any, prefix: str, incident_id: str, publish: Callable[[str, bool], None]) -> bool:
+    """A call whose task is queued or running gets an urgent task too, unless the one it has was sent urgent (a
+    second reading of the same words costs one classification; the words wait for none)."""
+    scheduled = keys.live_scheduled(prefix, incident_id)
+    before = client.set(scheduled, URGENT_MARK, xx=True, get=True, keepttl=True)
+    if before is None:  # the task ended meanwhile: send one as for a new call
+        if not client.set(scheduled, URGENT_MARK, nx=True, ex=SCHEDULED_TTL_S):
+            return False
+        return _send(client, prefix, incident_id, True, publish)
+    if before in (URGENT_MARK, URGENT_MARK.encode()):
+        return False
+    try:
+        publish(incident_id, True)
+    except Exception as error:  # the task sent before still reads the words
+        log.warning("live_retriage incident_id=%s urgent task not sent: %s", incident_id, error)
+        return False
+    return True
 
 
 def run_retriage(settings: Settings, heap: RedisSemanticHeap, incident_id: str) -> str:

@@ -192,10 +192,13 @@ def _guidance(session: Session, incident: Incident, change: Change) -> None:
 
 
 def apply_reading(session: Session, incident_id: str, result: TriageResult, seen: Snapshot) -> Change | None:
-    """Record a reading of the transcript `seen` (the caller commits); None when the call was closed meanwhile."""
+    """Record a reading of the transcript `seen` (the caller commits); None when the call was closed meanwhile, or when
+    a reading of more of it was recorded first (an urgent task and the one it jumped may read one call at once)."""
     incident = session.get(Incident, incident_id)
     call = session.get(LiveCall, incident_id)
     if incident is None or call is None or incident.status == IncidentStatus.CLOSED:
+        return None
+    if call.triaged_finals > seen.finals:
         return None
     segments = list(final_segments(session, incident_id))
     incident.text = seen.text

@@ -29,6 +29,9 @@ class Recorded:
     duplicate: bool = False
     new_call: bool = False
     new_words: bool = False
+    words: str = ""
+    """The new final utterance's text when the event stored one and it is not the call-taker's (what the hand-over
+    weighs for urgency)."""
 
 
 def find_call(session: Session, source: str, call_id: str) -> LiveCall | None:
@@ -151,7 +154,8 @@ def record_event(session: Session, event: CallEvent, now: dt.datetime, batch: Ba
         event = dataclasses.replace(event, spoken_at=call.answered_at + dt.timedelta(seconds=event.offset_s))
     if event.final:
         stored = _store_final(session, call, event, now, batch)
-        return Recorded(call.incident_id, duplicate=not stored, new_call=new_call, new_words=stored)
+        words = event.text if stored and event.track is not Track.CALL_TAKER else ""  # the call-taker raises none
+        return Recorded(call.incident_id, duplicate=not stored, new_call=new_call, new_words=stored, words=words)
     kept = _keep_partial(session, call, event, now, batch)
     return Recorded(call.incident_id, duplicate=not kept, new_call=new_call)
 

@@ -59,7 +59,7 @@ def unread_calls(settings: Settings, now: dt.datetime | None = None) -> list[str
         )
 
 
-def sweep_live_calls(settings: Settings, client: Any, publish: Callable[[str], None]) -> dict[str, int]:
+def sweep_live_calls(settings: Settings, client: Any, publish: Callable[[str, bool], None]) -> dict[str, int]:
     """One pass: end silent streams, then hand over every call with unread words and no task under way."""
     ended = end_silent_streams(settings)
     unread = unread_calls(settings)

@@ -115,5 +115,10 @@ class EventWriter:
                 last = error
         return last
 
+    def settle(self) -> None:
+        """Wait until the hand-overs of every batch committed so far have run (they run on the writer's thread after
+        the events were answered): what a caller that must see them, a test or a shutdown, waits for."""
+        self._executor.submit(lambda: None).result()
+
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=False)

@@ -53,8 +53,15 @@ def try_hand_over(incident_id: str, text: str | None = None) -> None:
         log.warning("could not hand %s to the workers yet: %s", incident_id, error)
 
 
-def publish_retriage(incident_id: str) -> None:
-    """Send the `retriage_live` task for a live call with new words (urgent: the words of a call in progress)."""
+LIVE_PRIORITY = 3
+"""A live call's new words with no red flag in them: ahead of routine messages, behind urgent words."""
+
+
+def publish_retriage(incident_id: str, urgent: bool = True) -> None:
+    """Send the `retriage_live` task for a live call with new words: urgent when they hold a red flag (or are not
+    weighed: the sweep's calls that ended), else at the live priority, so that under a backlog the words that may
+    raise a call to ESI 1-2 are read first (`app.live.handover.urgent_words`)."""
     from app.worker.tasks import retriage_live
 
-    retriage_live.apply_async(args=[incident_id], retry=False, priority=URGENT_PRIORITY)
+    priority = URGENT_PRIORITY if urgent else LIVE_PRIORITY
+    retriage_live.apply_async(args=[incident_id], retry=False, priority=priority)

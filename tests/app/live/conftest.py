@@ -20,7 +20,7 @@ from twilio.request_validator import RequestValidator
 
 from app.api.main import create_app
 from app.db.migrate import upgrade
-from app.live.handover import request_retriage
+from app.live.handover import hand_over_to
 from app.settings import Settings
 
 TWILIO_TOKEN = "twilio-auth-token-0123456789abcdef"
@@ -59,8 +59,8 @@ def live_app(settings: Settings, handed_over: list[str]) -> Any:
     """The web app, its re-triage tasks sent to `handed_over` instead of a broker (coalesced in the real Redis)."""
     app = create_app(settings, reconciler=False, console=False)
     client, prefix = redis.Redis.from_url(str(settings.redis_url)), settings.queue_prefix
-    app.state.live_writer.after_commit = lambda recorded: request_retriage(
-        client, prefix, [r.incident_id for r in recorded if r.new_words], handed_over.append
+    app.state.live_writer.after_commit = hand_over_to(
+        client, prefix, lambda incident_id, _: handed_over.append(incident_id)
     )
     return app
 

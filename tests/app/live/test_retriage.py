@@ -15,7 +15,7 @@ from app.auth.accounts import add_user, issue_token
 from app.db.models import Incident, IncidentEvent, LiveCall, Role
 from app.db.session import session_scope
 from app.live import handover
-from app.live.handover import request_retriage, run_retriage
+from app.live.handover import request_retriage, run_retriage, urgent_words
 from app.live.retriage import Snapshot, apply_reading
 from app.redis import keys
 from app.redis.queueing import settings_heap
@@ -26,9 +26,11 @@ from triage_models.result import DecisionPoint, TriageResult
 
 
 def say(client: TestClient, sequence: int, offset_s: float, track: str, text: str) -> str:
+    """Post one final utterance and wait for its hand-over to triage (it runs after the answer)."""
     answer = post_segment(client, {"call_id": "call-7", "sequence": sequence, "offset_s": offset_s, "track": track,
                                    "text": text, "answered_at": "2026-11-20T10:00:00Z"})  # fmt: skip
     assert answer.status_code == 200, answer.text
+    client.app.state.live_writer.settle()  # type: ignore[attr-defined]
     return str(answer.json()["incident_id"])
 
 
@@ -74,7 +76,8 @@ def test_the_level_rises_at_once_with_its_words_and_the_heap_and_engines_follow(
     assert heap.get(incident_id) is not None and heap.get(incident_id).esi_level == first_level  # type: ignore[union-attr]
     say(live_client, 4, 12.0, "call_taker", "Is he awake? Is he breathing?")
     say(live_client, 5, 15.0, "caller", "He's not breathing, he's not breathing!")
-    assert handed_over == [incident_id, incident_id]
+    # the question sent a task at the live priority; the caller's red flag jumps it with an urgent one
+    assert handed_over == [incident_id, incident_id, incident_id]
     run_retriage(live_settings, heap, incident_id)
     with session_scope(live_settings.database_url) as session:
         incident = session.get(Incident, incident_id)
@@ -153,14 +156,68 @@ def test_a_lower_reading_is_offered_and_only_the_dispatcher_lowers_the_level(
     assert [incident["id"] for incident in listed] == [incident_id]
 
 
+def test_a_reading_of_fewer_words_than_the_one_recorded_is_not_recorded(
+    live_client: TestClient, live_settings: Settings
+) -> None:
+    """An urgent task and the one it jumped may read one call at once: the reading of less of it, finishing second,
+    changes nothing."""
+    incident_id = say(live_client, 1, 3.0, "caller", "He collapsed and he's not breathing")
+    say(live_client, 2, 6.0, "caller", "He's turning blue")
+    run_retriage(live_settings, settings_heap(live_settings), incident_id)
+    with session_scope(live_settings.database_url) as session:
+        stale = Snapshot("C: He collapsed and he's not breathing", 1)
+        assert apply_reading(session, incident_id, lower(3), stale) is None
+    with session_scope(live_settings.database_url) as session:
+        incident, call = session.get(Incident, incident_id), session.get(LiveCall, incident_id)
+        assert incident is not None and call is not None
+        assert (incident.esi_level, call.triaged_finals, len(incident.text.splitlines())) == (1, 2, 2)
+
+
 def test_words_arriving_while_a_task_is_scheduled_send_no_second_task(live_settings: Settings) -> None:
     client = redis.Redis.from_url(str(live_settings.redis_url))
-    sent: list[str] = []
+    sent: list[tuple[str, bool]] = []
     prefix = live_settings.queue_prefix
-    assert request_retriage(client, prefix, ["a", "a", "b"], sent.append) == 2
-    assert request_retriage(client, prefix, ["a", "b", "c"], sent.append) == 1
-    assert sent == ["a", "b", "c"]
+
+    def publish(incident_id: str, urgent: bool) -> None:
+        sent.append((incident_id, urgent))
+
+    assert request_retriage(client, prefix, ["a", "a", "b"], publish) == 2
+    assert request_retriage(client, prefix, ["a", "b", "c"], publish) == 1
+    assert sent == [("a", False), ("b", False), ("c", False)]
     assert client.exists(keys.live_dirty(prefix, "a")) == 1
+
+
+def test_urgent_words_jump_a_call_whose_task_waits_at_the_live_priority(live_settings: Settings) -> None:
+    """A call whose reading was sent at the live priority gets one urgent task when red-flag words arrive; a call
+    already sent urgent, or one with no task, gets exactly one."""
+    client = redis.Redis.from_url(str(live_settings.redis_url))
+    sent: list[tuple[str, bool]] = []
+    prefix = live_settings.queue_prefix
+
+    def publish(incident_id: str, urgent: bool) -> None:
+        sent.append((incident_id, urgent))
+
+    assert request_retriage(client, prefix, ["a", "b"], publish, urgent={"b"}) == 2
+    assert request_retriage(client, prefix, ["a", "b", "c"], publish, urgent={"a", "b", "c"}) == 2
+    assert request_retriage(client, prefix, ["a"], publish, urgent={"a"}) == 0
+    client.delete(keys.live_scheduled(prefix, "a"))  # a's tasks ended
+    assert request_retriage(client, prefix, ["a"], publish, urgent={"a"}) == 1
+    assert sent == [("a", False), ("b", True), ("c", True), ("a", True), ("a", True)]
+    assert client.ttl(keys.live_scheduled(prefix, "b")) > 0
+
+
+@pytest.mark.parametrize(
+    ("words", "urgent"),
+    [
+        ("No, she's gasping, she's not breathing right.", True),
+        ("No, no respira, no responde.", True),
+        ("We're at 22 Oak Street, apartment 4.", False),
+        ("Is she breathing normally?", False),
+        ("", False),
+    ],
+)
+def test_urgent_words_are_those_with_a_red_flag_of_esi_1_or_2(words: str, urgent: bool) -> None:
+    assert urgent_words(words) is urgent
 
 
 def test_a_call_raised_after_its_guidance_was_done_is_queued_again_even_while_the_finishing_lease_is_held(
