@@ -142,10 +142,13 @@ def said(page: Any, words: str) -> None:
 
 
 def choose_units(page: Any, *names: str) -> None:
+    """Choose each unit in the dispatch list, then wait until the list shows them all (on a loaded machine a click on
+    the dispatch button before the list has taken the choice sends fewer units)."""
     for name in names:
         page.click("#dispatch-units input")
         page.get_by_role("option", name=re.compile(rf"^{name} ")).click()
     page.keyboard.press("Escape")
+    wait_for(lambda: all(name in page.inner_text("#dispatch-units") for name in names), what=f"{names} chosen")
 
 
 def test_units_are_dispatched_and_moved_on_and_the_clock_stops_at_dispatch(floor: Floor, browser: Any) -> None:
