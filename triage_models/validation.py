@@ -17,6 +17,7 @@ from triage_models.knowledge_base import KnowledgeBase
 from triage_models.knowledge_files import CoverageFile, Examples
 from triage_models.protocols import read_call
 from triage_models.rules import vital_findings
+from triage_models.terms import Term
 from triage_models.vitals import extract_vitals
 
 
@@ -81,10 +82,9 @@ def _missing(kb: KnowledgeBase) -> list[str]:
     return missing
 
 
-def _slot_problem(written: str) -> bool:
+def _slot_problem(term: Term) -> bool:
     """True when a word repeats in one slot, or a one-word slot repeats an alternative of a slot beside it."""
-    parts = [part for part in written.split() if part != "=" and not part.startswith("!")]
-    slots = [[word.strip('"').lower() for word in part.split("|")] for part in parts]
+    slots = [[word.strip('"').lower() for word in slot.written.split("|")] for slot in term.slots]
     for index, words in enumerate(slots):
         if len(set(words)) < len(words):
             return True
@@ -96,12 +96,12 @@ def _slot_problem(written: str) -> bool:
 def slot_problems(kb: KnowledgeBase) -> list[str]:
     """Every finding term of the knowledge base that `_slot_problem` flags, named with its file and finding."""
     return [
-        f"{finding.defined_in} finding {finding.id} ({language}): {written!r}: a word in two slots; a space inside an "
-        "alternative starts a new required slot"
+        f"{finding.defined_in} finding {finding.id} ({language}): {term.written!r}: a word in two slots; a space "
+        "inside an alternative starts a new required slot"
         for finding in kb.findings.values()
-        for language, terms in (("en", finding.spec.en), ("es", finding.spec.es))
-        for written in terms
-        if _slot_problem(written)
+        for language, terms in finding.terms.items()
+        for term in terms
+        if _slot_problem(term)
     ]
 
 

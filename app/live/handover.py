@@ -42,7 +42,10 @@ URGENT_MARK = "urgent"
 def urgent_words(words: str) -> bool:
     """Whether a new utterance holds a red flag of ESI 1-2 by itself ("no, he's not breathing"): its call's reading
     then goes ahead of calls whose new words hold none. The red-flag rules on one utterance, a few milliseconds."""
-    return bool(words.strip()) and (rules_floor(evaluate_rules(words)) or 5) <= 2
+    if not words.strip():
+        return False
+    floor = rules_floor(evaluate_rules(words))
+    return floor is not None and floor <= 2
 
 
 def hand_over_to(client: Any, prefix: str, publish: Callable[[str, bool], None]) -> Callable[[list[Recorded]], None]:

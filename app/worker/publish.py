@@ -57,10 +57,10 @@ LIVE_PRIORITY = 3
 """A live call's new words with no red flag in them: ahead of routine messages, behind urgent words."""
 
 
-def publish_retriage(incident_id: str, urgent: bool = True) -> None:
-    """Send the `retriage_live` task for a live call with new words: urgent when they hold a red flag (or are not
-    weighed: the sweep's calls that ended), else at the live priority, so that under a backlog the words that may
-    raise a call to ESI 1-2 are read first (`app.live.handover.urgent_words`)."""
+def publish_retriage(incident_id: str, urgent: bool) -> None:
+    """Send the `retriage_live` task for a live call with new words: urgent when they hold a red flag
+    (`app.live.handover.urgent_words`), else at the live priority (the sweep's calls too), so that under a backlog the
+    words that may raise a call to ESI 1-2 are read first."""
     from app.worker.tasks import retriage_live
 
     priority = URGENT_PRIORITY if urgent else LIVE_PRIORITY
