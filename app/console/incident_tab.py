@@ -166,9 +166,14 @@ class IncidentHandlers:
     def viewer(self, who: Principal) -> Viewer:
         return Viewer(can_act=who.role in DISPATCH_ROLES, supervisor=who.role == Role.SUPERVISOR)
 
-    def refresh(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
+    def refresh(self, selected: str, chosen: list[str] | None, request: gr.Request) -> tuple[Any, ...]:
         """The incident's view, guidance and newest history, the state its actions are offered in, and the actions
-        its state allows this user."""
+        its state allows this user; the units the dispatcher has `chosen` stay chosen (the incident reloads each time
+        its row changes, and each second while its guidance is written)."""
+        return self._view(selected, list(chosen or ()), request)
+
+    def _view(self, selected: str, chosen: list[str] | None, request: gr.Request) -> tuple[Any, ...]:
+        """`refresh`'s outputs; `chosen` None: an incident just opened, no unit chosen yet."""
         who = require(self.principal(request), (Role.CALL_TAKER, *DISPATCH_ROLES), "see incidents")
         with session_scope(self.settings.database_url) as session:
             detail = incident_detail(session, selected, HistoryWindow(CONSOLE_HISTORY_PAGE)) if selected else None
@@ -184,13 +189,13 @@ class IncidentHandlers:
             gr.update(visible=older),
             gr.update(visible=False),
             detail.state if detail is not None else "",
-            *action_visibility(detail, who, units),
+            *action_visibility(detail, who, units, chosen),
         )
 
     def open(self, selected: str, request: gr.Request) -> tuple[Any, ...]:
         """The incident tab on the selected incident, with no word left of an action on the one before (in the same
         update: a chained clear could come after the next incident was already on screen, or not at all)."""
-        return gr.Tabs(selected="incident"), *self.refresh(selected, request), ""
+        return gr.Tabs(selected="incident"), *self._view(selected, None, request), ""
 
     def history_page(self, selected: str, before: int | None, request: gr.Request) -> tuple[Any, Any, Any, Any]:
         """A page of older events (`before` an event id; None: the newest page)."""
@@ -243,12 +248,16 @@ def perform_page_action(
 
 
 def action_visibility(
-    detail: IncidentDetail | None, who: Principal, units: list[tuple[str, str]] | None = None
+    detail: IncidentDetail | None,
+    who: Principal,
+    units: list[tuple[str, str]] | None = None,
+    chosen: list[str] | None = None,
 ) -> tuple[Any, ...]:
     """What the incident's state allows (dispatch group, Claim, Take over and its reason, Dispatch and its units, the
     close confirmation, Merge and its reason): none on a closed incident (notes only); no Claim on one this user
     holds; Take over (with a reason) instead of Claim on one another user holds, and nothing else until then; the
-    close confirmation on an ESI 1-2 call no unit reached; Merge on a possible duplicate."""
+    close confirmation on an ESI 1-2 call no unit reached; Merge on a possible duplicate. The units offered are
+    `units`; those already `chosen` stay chosen (None: none chosen yet)."""
     may_dispatch = who.role in DISPATCH_ROLES
     hidden = gr.update(visible=False)
     if detail is None:
@@ -265,11 +274,22 @@ def action_visibility(
         gr.update(visible=open_call and others),
         gr.update(visible=open_call and others),
         gr.update(visible=open_call and not others),
-        gr.update(choices=units or [], value=[], visible=open_call and not others),
+        unit_choices(units or [], chosen, visible=open_call and not others),
         gr.update(visible=open_call and detail.esi_level in (1, 2) and not reached),
         gr.update(visible=mergeable),
         gr.update(visible=mergeable),
     )
+
+
+def unit_choices(units: list[tuple[str, str]], chosen: list[str] | None, visible: bool) -> Any:
+    """The dispatch list: the available `units`; a unit the dispatcher had chosen that is no longer available stays
+    chosen and says so (dispatching it is refused with the reason), and the choice itself is left as the browser
+    holds it (a reload that set it would undo clicks made while the reload was under way)."""
+    if chosen is None:
+        return gr.update(choices=units, value=[], visible=visible)
+    offered = {name for _, name in units}
+    gone = [(f"{name} · no longer available", name) for name in chosen if name not in offered]
+    return gr.update(choices=[*units, *gone], visible=visible)
 
 
 def wire_incident(
@@ -296,7 +316,8 @@ def wire_incident(
         tab.merge_button,
         tab.fields["merge_reason"],
     ]
-    reload_button.click(handlers.refresh, inputs=[selected], outputs=outputs, show_progress="hidden")
+    units = tab.fields["units"]
+    reload_button.click(handlers.refresh, inputs=[selected, units], outputs=outputs, show_progress="hidden")
     # Another incident opened: no word left of an action on the previous one.
     open_button.click(handlers.open, inputs=[selected], outputs=[tabs, *outputs, tab.result])
     form = [tab.fields[name] for name in FORM_FIELDS]
@@ -306,13 +327,13 @@ def wire_incident(
             inputs=[selected, tab.offered_state, *form],
             outputs=[tab.result, *form],
             api_name=f"action_{action}",
-        ).then(handlers.refresh, inputs=[selected], outputs=outputs, show_progress="hidden")
+        ).then(handlers.refresh, inputs=[selected, units], outputs=outputs, show_progress="hidden")
     tab.page_action_button.click(
         handlers.page_action,
         inputs=[selected, tab.offered_state, tab.page_action],
         outputs=[tab.result],
         api_name="page_action",
-    ).then(handlers.refresh, inputs=[selected], outputs=outputs, show_progress="hidden")
+    ).then(handlers.refresh, inputs=[selected, units], outputs=outputs, show_progress="hidden")
     pages = [tab.history, tab.cursor, tab.older, tab.newest]
     tab.older.click(handlers.history_page, inputs=[selected, tab.cursor], outputs=pages, show_progress="hidden")
     tab.newest.click(handlers.newest_history, inputs=[selected], outputs=pages, show_progress="hidden")

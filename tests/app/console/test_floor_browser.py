@@ -2,7 +2,8 @@
 triage model: units dispatched and moved on with the clock stopped at dispatch, one owner per call (a take-over with
 a reason, told to the one who lost it), a stale action refused, the queue's order and the urgent alert, the incident
 top down, a duplicate flagged, merged and searched for, a correction, the limits and the history's pages, and the
-dashboard's NFPA 1225 panel. Takes the README's screenshots of them (`make screenshots`)."""
+dashboard's NFPA 1225 panel; the units a dispatcher chose stay chosen while the incident reloads. Takes the README's
+screenshots of them (`make screenshots`)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ from app.incidents.pipeline import CallContact
 from app.intake.schemas import IntakeMessage
 from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
+from app.units.dispatching import assign_units, change_unit_status
 from app.units.roster import UnitSpec, add_units
+from app.units.statuses import BACK_IN_SERVICE
 from tests.app.console.pages import action_data
 from tests.app.console.test_console_browser import IMAGES, wait_for
 from tests.app.console.test_screen_browser import VIEWPORT, classify_pending
@@ -138,7 +141,10 @@ def opened(page: Any, incident_id: str, words: str) -> None:
 
 
 def said(page: Any, words: str) -> None:
-    wait_for(lambda: words in page.inner_text("#action-result"), what=f"the console to say {words!r}")
+    try:
+        wait_for(lambda: words in page.inner_text("#action-result"), what=f"the console to say {words!r}")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; it says {page.inner_text('#action-result')!r}") from None
 
 
 def choose_units(page: Any, *names: str) -> None:
@@ -213,6 +219,38 @@ def test_units_are_dispatched_and_moved_on_and_the_clock_stops_at_dispatch(floor
     dana.fill("#close-reason textarea", "the family drove him to the hospital")
     dana.click("#close")
     said(dana, "Closed.")
+    dana.context.close()
+
+
+def test_a_reload_keeps_the_units_chosen_and_says_when_one_was_sent_elsewhere_meanwhile(
+    floor: Floor, browser: Any
+) -> None:
+    bus = floor.call("A woman on the bus is not breathing", "20 Depot St")
+    elsewhere = floor.call("Man fell off a ladder, his leg is bent", "21 Depot St")
+    dana = signed_in(browser, floor, "dana")
+    opened(dana, bus, "on the bus")
+    choose_units(dana, "A7", "E4")
+    with session_scope(floor.url) as session:  # another dispatcher sends E4 to another call meanwhile
+        other = session.get(Incident, elsewhere)
+        assert other is not None
+        assign_units(session, other, ["E4"], "sam")
+    # The incident reloads (as it does when its row changes, and each second while its guidance is written): the
+    # choice stays, and E4 says it is gone.
+    dana.evaluate("document.querySelector('#reload-incident').click()")
+    wait_for(lambda: "E4 · no longer available" in dana.inner_text("#dispatch-units"), what="E4 marked gone")
+    assert "A7" in dana.inner_text("#dispatch-units")
+    dana.click("#dispatch")
+    said(dana, "E4 is dispatched on incident")
+    assert floor.actions(bus)[2:] == []  # refused as a whole: A7 not sent alone
+    with session_scope(floor.url) as session:
+        change_unit_status(session, "E4", BACK_IN_SERVICE, "sam")
+    dana.evaluate("document.querySelector('#reload-incident').click()")
+    wait_for(lambda: "E4 · engine" in dana.inner_text("#dispatch-units"), what="E4 available again")
+    dana.click("#dispatch")
+    said(dana, "Dispatched A7, E4.")
+    with session_scope(floor.url) as session:  # the roster as the other tests found it
+        for name in ("A7", "E4"):
+            change_unit_status(session, name, BACK_IN_SERVICE, "dana")
     dana.context.close()
 
 

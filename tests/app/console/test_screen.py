@@ -201,3 +201,18 @@ def test_the_actions_offered_follow_the_incident_s_state_and_the_user_s_role() -
     assert shown("new", who=Principal("carl", Role.CALL_TAKER))[0] is False
     urgent = detail(status="claimed", claimed_by="dana", esi_level=1, possible_duplicate_of=link())
     assert [update.get("visible") for update in action_visibility(urgent, DISPATCHER)][6:] == [True, True, True]
+
+
+def test_the_dispatch_list_keeps_the_units_chosen_and_marks_one_no_longer_available() -> None:
+    from app.console.incident_tab import unit_choices
+
+    units = [("A7 · ambulance · Station 3", "A7"), ("E4 · engine", "E4")]
+    # An incident just opened: nothing chosen.
+    assert unit_choices(units, None, True) == {"__type__": "update", "choices": units, "value": [], "visible": True}
+    # A reload: the choice is left as the browser holds it; a chosen unit sent elsewhere meanwhile says so.
+    assert unit_choices(units[:1], ["A7", "E4"], True) == {
+        "__type__": "update",
+        "choices": [units[0], ("E4 · no longer available", "E4")],
+        "visible": True,
+    }
+    assert unit_choices(units, ["E4"], False) == {"__type__": "update", "choices": units, "visible": False}
