@@ -217,11 +217,18 @@ def _words(text: str) -> list[tuple[str, int, int]]:
 def _drop_noise(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """Fillers, filler 'like', and immediate repeats of one to three words (restarts) dropped."""
     kept: list[tuple[str, int, int]] = []
-    previous, skip_space = "", False
-    for token in tokens:
+    previous, skip_space, skip = "", False, 0
+    for position, token in enumerate(tokens):
+        if skip:
+            skip -= 1
+            continue
         lowered = token[0].lower()
         if lowered in FILLERS or (lowered == "like" and previous in _LIKE_AFTER):
-            if kept and kept[-1][0].isspace():  # the space before goes with it
+            if position + 1 < len(tokens) and tokens[position + 1][0] == ",":
+                # "C: Um, he won't wake up": the filler's comma and the space after it go with it, the space before
+                # stays (a speaker's label keeps its space, "C: he won't wake up").
+                skip, skip_space = 1, True
+            elif kept and kept[-1][0].isspace():  # the space before goes with it
                 kept.pop()
             elif not kept:
                 skip_space = True

@@ -33,6 +33,13 @@ def test_an_answer_to_a_key_question_is_a_finding() -> None:
     assert {"unresponsive", "breathing_abnormal"} <= present(call)
 
 
+def test_an_answer_that_opens_with_a_filler_is_the_caller_s() -> None:
+    # The filler and its comma go; the caller's label stays a label ("C:, he" was read as the call-taker's words).
+    call = "CT: Is he awake, is he breathing?\nC: Um, no, he won't wake up, and he's kind of snoring"
+    assert {"unresponsive", "breathing_abnormal"} <= present(call)
+    assert "unresponsive" in present("CT: Is he breathing?\nC: Uh, yeah. CT: Is he awake?\nC: Um, no")
+
+
 def test_i_dont_know_to_the_breathing_question_is_breathing_not_known() -> None:
     assert "breathing_unknown" in present("CT: is she breathing normally?\nC: I don't know, I can't tell")
 

@@ -11,6 +11,9 @@ from triage_models.transcript import correct_word, dropped_d, fold_accents, read
     ("text", "expected"),
     [
         ("uh my dad he um fell", "my dad he fell"),
+        ("C: Um, he won't wake up", "C: he won't wake up"),
+        ("he's, um, not breathing", "he's, not breathing"),
+        ("Uh, no", "no"),
         ("hes not hes not breathing", "he's not breathing"),
         ("my my dad is like not breething", "my dad is not breathing"),
         ("he took an over dose", "he took an overdose"),
