@@ -44,6 +44,11 @@ RELAYED = (
 )
 """An interpreter's or a bystander's relay before the answer: "he says no", "dice que sí"."""
 NO = frozenset({"no", "nope", "nah", "negative", "not", "never", "nunca", "nel"})
+INTERJECTIONS = frozenset(
+    {"oh", "ohh", "well", "ok", "okay", "so", "god", "gosh", "jesus", "man", "dude", "like"}
+    | {"ay", "ayy", "pues", "bueno", "mire", "mira", "oiga", "este", "dios", "oye", "fijese"}
+)
+"""Words a caller opens an answer with that are no answer themselves: "oh no", "ay, no", "pues sí"."""
 UNSURE = (
     ("not", "know"),
     ("not", "sure"),
@@ -125,13 +130,15 @@ def _is_question(words: Sequence[Token]) -> bool:
 
 def _answer_kind(words: Sequence[Token]) -> tuple[str, int, int] | None:
     """ "yes", "no" or "unsure", with the answer's first and last token, from the opening words of a turn (past a
-    relayed "he says", "dice que")."""
+    relayed "he says", "dice que", and an opening "oh", "well", "ay", "pues")."""
     opening = [token for token in words[: ANSWER_REACH + 2] if token.is_word]
     texts = tuple(token.text for token in opening)
     for prefix in RELAYED:
         if texts[: len(prefix)] == prefix:
             opening, texts = opening[len(prefix) :], texts[len(prefix) :]
             break
+    while texts[:1] and texts[0] in INTERJECTIONS and len(texts) > 1:
+        opening, texts = opening[1:], texts[1:]
     opening, texts = opening[:ANSWER_REACH], texts[:ANSWER_REACH]
     for phrase in UNSURE:
         for at in range(len(texts) - len(phrase) + 1):

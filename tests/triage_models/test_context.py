@@ -35,6 +35,7 @@ def context_of(sentence: str, finding: str, language: str = "en") -> FindingCont
         ("never had chest pain like this before", "chest pain", False),
         ("it's not a big deal, I think I broke a rib or two", "broke", False),
         ("denies fever, she says her chest hurts", "chest hurts", False),
+        ("deaf can't call chest hurts bad going down left arm", "chest hurts", False),
     ],
 )
 def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
@@ -54,6 +55,7 @@ def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("no esta embarazada", "embarazada", True),
         ("no es nada grave, yo creo que se quebro una costilla o dos", "quebro", False),
         ("no puedo hablar el me pego y tengo sangre en la boca", "me pego", False),
+        ("soy sorda no puedo llamar me duele el pecho", "duele el pecho", False),
         ("no tiene el ojo hinchado", "hinchado", True),
     ],
 )

@@ -40,6 +40,13 @@ def test_an_answer_that_opens_with_a_filler_is_the_caller_s() -> None:
     assert "unresponsive" in present("CT: Is he breathing?\nC: Uh, yeah. CT: Is he awake?\nC: Um, no")
 
 
+def test_an_answer_that_opens_with_an_interjection_is_still_the_answer() -> None:
+    call = "C: my dad fell over\nCT: is he awake?\nC: oh no\nCT: is he breathing normally?\nC: well, no"
+    assert {"unresponsive", "breathing_abnormal"} <= present(call)
+    assert "breathing_abnormal" in present("CT: ¿respira normalmente?\nC: ay, no", "es")
+    assert "breathing_abnormal" not in present("CT: is he breathing normally?\nC: oh, yes, he's breathing fine")
+
+
 def test_i_dont_know_to_the_breathing_question_is_breathing_not_known() -> None:
     assert "breathing_unknown" in present("CT: is she breathing normally?\nC: I don't know, I can't tell")
 
