@@ -18,6 +18,10 @@ triggers are data, per language, reviewed like the protocols (`knowledge/context
   denial ("not breathing") is never denied by its own denial word.
 - `resolved` triggers ("coughed it out", "is fine now", "ya se le pasó") reach forward past sentence breaks: an
   episode over is often said a sentence later.
+- An `animal` trigger ("my dog", "el caballo") that opens its clause makes what follows the animal's, across clauses
+  and sentences ("my dog isn't breathing, he ate something, now he won't wake up"), until a person is named
+  (`terminate_animal`: "I", "my son", "grandpa", "bit", "threw"); a finding with a person in its own words ("hit
+  my head") stays that person's. Callers call pets "he" and "she", so pronouns do not end it.
 """
 
 from __future__ import annotations
@@ -34,10 +38,12 @@ Category = Literal[
     "hypothetical",
     "resolved",
     "other_person",
+    "animal",
     "pseudo",
     "terminate",
     "terminate_negated",
     "terminate_context",
+    "terminate_animal",
 ]
 Direction = Literal["forward", "backward", "both"]
 Lists = Literal["", "or", "always"]
@@ -47,12 +53,14 @@ CATEGORIES: tuple[Category, ...] = (
     "hypothetical",
     "resolved",
     "other_person",
+    "animal",
     "pseudo",
     "terminate",
     "terminate_negated",
     "terminate_context",
+    "terminate_animal",
 )
-TERMINATORS = ("terminate", "terminate_negated", "terminate_context")
+TERMINATORS = ("terminate", "terminate_negated", "terminate_context", "terminate_animal")
 LIST_CLOSERS = frozenset({"or", "nor", "ni", "o", "u"})
 """A list that ends "..., or Z" / "..., ni Z": a denial before it reaches each item."""
 COMMA = ","
@@ -81,13 +89,15 @@ class FindingContext:
     hypothetical: bool = False
     resolved: bool = False
     other_person: bool = False
+    animal: bool = False
+    """Said of an animal ("my dog isn't breathing"): a matter for a vet, not for an ambulance."""
     triggers: tuple[str, ...] = ()
     """The trigger phrases that modified it ("denies", "years ago"), for the evidence shown to a dispatcher."""
 
     @property
     def current(self) -> bool:
         """About the patient, now or just now (an episode over is still current: its rule says what it is worth)."""
-        return not (self.historical or self.hypothetical or self.other_person)
+        return not (self.historical or self.hypothetical or self.other_person or self.animal)
 
     @property
     def present(self) -> bool:
@@ -179,7 +189,9 @@ def _ends(terminator: str, category: str) -> bool:
     if terminator == "terminate_negated":
         return category == "negated"
     if terminator == "terminate_context":
-        return category != "negated"
+        return category not in ("negated", "animal")
+    if terminator == "terminate_animal":
+        return category == "animal"
     return True
 
 
@@ -191,9 +203,10 @@ subject ("I hit my head, I was fine") says the person was fine, not that the fin
 def _stops(trigger: Trigger, token: Token, terminators: dict[int, str], list_open: bool, backward: bool) -> bool:
     """Whether the scope ends at this token (before taking it); `terminators` maps a terminating trigger's first
     token to its kind. A scope that crosses sentences (an episode over, said after it) ends only at its word budget:
-    "he choked on a grape but coughed it out"."""
+    "he choked on a grape but coughed it out"; one about an animal also ends where a person is named ("the dog
+    knocked grandpa down, he's not breathing")."""
     if trigger.crosses_sentences:
-        return False
+        return token.index in terminators and terminators[token.index] == f"terminate_{trigger.category}"
     if token.index in terminators and _ends(terminators[token.index], trigger.category):
         return True
     if token.ends_sentence and not trigger.crosses_sentences:
@@ -228,13 +241,19 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
         token = tokens[position]
         if _stops(trigger, token, terminators, list_open, step < 0):
             break
-        if step > 0 and token.text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
+        if trigger.category == "animal":
+            pass  # the animal is still what a new clause speaks of ("my dog isn't breathing, he ate something")
+        elif step > 0 and token.text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
             break  # "not a big deal, I think I broke a rib or two": a new clause with its own subject, not an item
-        if step > 0 and position > origin and _spanish_subject_clause(tokens, position):
+        elif step > 0 and position > origin and _spanish_subject_clause(tokens, position):
             break  # "no puedo hablar el me pego": a new clause, its subject before its object pronoun
         if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
             list_open = False  # "no X, Y or Z, ...": the list ends with its last item
-        if token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):
+        if trigger.category == "animal":
+            words += token.is_word  # one budget over the clauses that speak of the animal
+            if words > trigger.scope:
+                break
+        elif token.text == COMMA or (token.text in CONJUNCTIONS and trigger.category == "negated"):
             words = 0  # a new list item: its own budget of words
         elif token.is_word:
             words += 1
@@ -250,12 +269,17 @@ class TriggerScopes:
     """A call's trigger scopes, computed once and asked about each finding."""
 
     scopes: list[_Scope]
+    people: frozenset[int] = frozenset()
+    """Where the call names a person (`terminate_animal`): a finding with a person in its own words ("hit my head")
+    is that person's, whatever animal came before it."""
 
     def of(self, first: int, last: int, own_negations: frozenset[int] = frozenset()) -> FindingContext:
         found: dict[str, list[str]] = {}
         for scope in self.scopes:
             if any(scope.start <= i <= scope.end for i in own_negations):
                 continue  # the trigger is the finding's own denial ("not breathing")
+            if scope.trigger.category == "animal" and any(first <= i <= last for i in self.people):
+                continue
             if scope.trigger.category == "negated" and any(scope.low <= i <= scope.high for i in own_negations):
                 continue  # a list its own denial continues ("no respira ni responde"); "if he isn't breathing" stays
             if first <= scope.start and scope.end <= last:
@@ -268,8 +292,53 @@ class TriggerScopes:
             hypothetical="hypothetical" in found,
             resolved="resolved" in found,
             other_person="other_person" in found,
+            animal="animal" in found,
             triggers=tuple(phrase for phrases in found.values() for phrase in phrases),
         )
+
+
+CLAUSE_OPENERS = frozenset(
+    [
+        "oh",
+        "uh",
+        "um",
+        "well",
+        "yes",
+        "yeah",
+        "hi",
+        "hello",
+        "ok",
+        "okay",
+        "please",
+        "help",
+        "god",
+        "gosh",
+        "now",
+        "so",
+        "and",
+        "but",
+        "a",
+        "y",
+        "pero",
+        "pues",
+        "bueno",
+        "ay",
+        "oiga",
+        "dios",
+        "ahora",
+        "si",
+    ]
+)
+"""Words after which a noun is still the subject of its clause ("oh my god, um, my dog ..."; "a mi perro le dio")."""
+
+
+def _opens_clause(tokens: Sequence[Token], start: int) -> bool:
+    """Whether the words at `start` open a clause: the call's first words, or after a sentence break, a comma, a
+    speaker's label ("C:") or an interjection or conjunction."""
+    if start == 0:
+        return True
+    before = tokens[start - 1]
+    return before.ends_sentence or before.text in (COMMA, ":", ";", "\n") or before.text in CLAUSE_OPENERS
 
 
 def trigger_scopes(tokens: Sequence[Token], lexicon: TriggerLexicon) -> TriggerScopes:
@@ -280,12 +349,15 @@ def trigger_scopes(tokens: Sequence[Token], lexicon: TriggerLexicon) -> TriggerS
     for trigger, start, end in hits:
         if trigger.category == "pseudo" or trigger.category in TERMINATORS:
             continue
+        if trigger.category == "animal" and not _opens_clause(tokens, start):
+            continue  # "walking the dog he collapsed": the dog is not who the clause is about
         if trigger.direction in ("forward", "both"):
             scopes.append(_Scope(trigger, start, end, end + 1, _reach(tokens, trigger, end + 1, 1, terminators)))
         if trigger.direction in ("backward", "both"):
             low = _reach(tokens, trigger, start - 1, -1, terminators)
             scopes.append(_Scope(trigger, start, end, low, start - 1))
-    return TriggerScopes(scopes)
+    people = frozenset(start for start, kind in terminators.items() if kind == "terminate_animal")
+    return TriggerScopes(scopes, people)
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -189,7 +190,7 @@ def _context_reader(files: KnowledgeFiles, problems: list[str]) -> ConTextReader
     by_language: dict[str, list[Trigger]] = {language: [] for language in LANGUAGES}
     for file in files.context:
         for group in file.group:
-            for phrase in group.words:
+            for phrase in (spelled for written in group.words for spelled in _alternatives(written)):
                 words = tuple(_trigger_words(phrase))
                 if not words:
                     problems.append(f"context/{file.language}.toml: an empty trigger in a {group.category} group")
@@ -202,6 +203,12 @@ def _context_reader(files: KnowledgeFiles, problems: list[str]) -> ConTextReader
     for languages in language_sets:
         lexicons[languages] = TriggerLexicon(tuple(t for language in languages for t in by_language[language]))
     return ConTextReader(lexicons)
+
+
+def _alternatives(phrase: str) -> list[str]:
+    """A trigger phrase with alternatives per word ("my|our dog|cat"): every phrase it stands for."""
+    choices = [word.split("|") for word in phrase.split()]
+    return [" ".join(words) for words in itertools.product(*choices)]
 
 
 def _trigger_words(phrase: str) -> list[str]:

@@ -99,6 +99,8 @@ def _word_hits(
         found_context = context.of(match.first, match.last, match.own_negations)
         if found_context.historical and kb.findings[finding_id].spec.history_counts:
             found_context = replace(found_context, historical=False)  # a risk factor counts however old
+        if found_context.animal and _of_animals(kb, finding_id):
+            found_context = replace(found_context, animal=False)  # "my dog died" is what nm_pet means
         hits.append(
             FindingHit(
                 finding_id,
@@ -111,7 +113,26 @@ def _word_hits(
                 len(match.term.slots),
             )
         )
-    return _longest_in_group(kb, hits)
+    return _people_hurt_by_animals(kb, _longest_in_group(kb, hits))
+
+
+ANIMAL_FILES = ("protocols/non-medical.toml", "protocols/animal-bites.toml")
+"""Findings about animals by definition: a pet's death, a bite. What `context` says of an animal does not hide them."""
+
+
+def _of_animals(kb: KnowledgeBase, finding_id: str) -> bool:
+    return kb.findings[finding_id].defined_in in ANIMAL_FILES or finding_id == "animal_patient"
+
+
+def _people_hurt_by_animals(kb: KnowledgeBase, hits: list[FindingHit]) -> list[FindingHit]:
+    """A call where an animal bit, mauled or stung someone is about that person: nothing in it is the animal's ("the
+    dog got her neck, she's bleeding bad")."""
+    bitten = any(
+        kb.findings[hit.finding].defined_in == "protocols/animal-bites.toml" and hit.context.present for hit in hits
+    )
+    if not bitten:
+        return hits
+    return [replace(hit, context=replace(hit.context, animal=False)) if hit.context.animal else hit for hit in hits]
 
 
 def _beats(other: FindingHit, hit: FindingHit) -> bool:
@@ -260,17 +281,27 @@ def _protocol(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[Fi
 
 
 NON_MEDICAL_PROTOCOL = "non-medical"
-NEUTRAL_FILES = ("findings/patient.toml", f"protocols/{NON_MEDICAL_PROTOCOL}.toml")
+NON_MEDICAL_FILE = f"protocols/{NON_MEDICAL_PROTOCOL}.toml"
+NEUTRAL_FILES = ("findings/patient.toml", NON_MEDICAL_FILE)
 """Findings that say nothing medical: who the patient is, and what a call that is not medical is about."""
 
 
 def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
-    """The files whose findings the caller said (present)."""
-    return {kb.findings[hit.finding].defined_in for hit in hits if hit.context.present and hit.source == "words"}
+    """The files whose findings the caller said (present); what is said of an animal is a call that is not medical
+    ("my dog is not breathing": a vet)."""
+    said: set[str] = set()
+    for hit in hits:
+        if hit.source != "words":
+            continue
+        if hit.context.present:
+            said.add(NON_MEDICAL_FILE if hit.finding == "animal_patient" else kb.findings[hit.finding].defined_in)
+        elif hit.context.animal and replace(hit.context, animal=False).present:
+            said.add(NON_MEDICAL_FILE)
+    return said
 
 
 def _non_medical(said: set[str]) -> bool:
-    return f"protocols/{NON_MEDICAL_PROTOCOL}.toml" in said and said <= set(NEUTRAL_FILES)
+    return NON_MEDICAL_FILE in said and said <= set(NEUTRAL_FILES)
 
 
 def read_call(
@@ -310,7 +341,8 @@ def read_call(
     said = _said_in(kb, hits)
     non_medical = not any(item.floor or item.esi_level <= 2 for item in evidence) and _non_medical(said)
     medical = bool(said - set(NEUTRAL_FILES))
-    return CallReading(tuple(hits), tuple(evidence), _protocol(kb, evidence, hits), answered, non_medical, medical)
+    protocol = NON_MEDICAL_PROTOCOL if non_medical else _protocol(kb, evidence, hits)
+    return CallReading(tuple(hits), tuple(evidence), protocol, answered, non_medical, medical)
 
 
 def key_question_states(reading: CallReading, kb: KnowledgeBase | None = None) -> tuple[KeyQuestionState, ...]:

@@ -161,3 +161,39 @@ def test_words_that_look_like_a_trigger_but_say_something_else(
     sentence: str, finding: str, language: str, category: str, expected: bool
 ) -> None:
     assert getattr(context_of(sentence, finding, language), category) is expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "finding", "language", "animal"),
+    [
+        ("my dog isn't breathing, he ate something in the yard and now he won't wake up", "wake", "en", True),
+        ("my dog isn't breathing", "breathing", "en", True),
+        ("oh my god, um, our cat is having a seizure", "seizure", "en", True),
+        ("the horse is down in the stall and isn't breathing, I think he's dead", "dead", "en", True),
+        ("mi perro no respira. se comio algo y ahora no despierta", "despierta", "es", True),
+        # A person named after the animal ends what is said of it.
+        ("our dog found grandpa on the floor, he isn't breathing", "breathing", "en", False),
+        ("my dog ran off and I chased him, now I can't breathe", "breathe", "en", False),
+        ("the dog kept barking, he's on the floor and not breathing", "breathing", "en", False),
+        ("the horse threw him and he's not breathing", "breathing", "en", False),
+        ("mi perro lo mordio y esta sangrando mucho", "sangrando", "es", False),
+        # An animal that does not open its clause is not who the clause is about.
+        ("while walking the dog he collapsed and isn't breathing", "breathing", "en", False),
+        ("I was walking the dog and my husband collapsed", "collapsed", "en", False),
+        # A person in the finding's own words ("my head") is that person's.
+        ("I tripped over my dog and hit my head", "hit my head", "en", False),
+    ],
+)
+def test_what_is_said_of_an_animal_is_the_animals_until_a_person_is_named(
+    sentence: str, finding: str, language: str, animal: bool
+) -> None:
+    context = context_of(sentence, finding, language)
+    assert context.animal is animal
+    assert context.current is not animal
+
+
+def test_a_trigger_written_with_alternatives_stands_for_every_phrase() -> None:
+    from triage_models.knowledge_base import _alternatives
+
+    assert _alternatives("my|our dog|cat") == ["my dog", "my cat", "our dog", "our cat"]
+    assert _alternatives("no longer") == ["no longer"]

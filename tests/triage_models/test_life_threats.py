@@ -15,6 +15,10 @@ FIRES: dict[str, list[str]] = {
         "my son... he's not breething",
         "mi hija dejó de respirar",
         "ya no respira mi papá",
+        # An animal in the call, a person the patient.
+        "our dog found grandpa on the floor, he isn't breathing",
+        "while walking the dog he collapsed and isn't breathing",
+        "the dog kept barking, he's on the floor and not breathing",
     ],
     "A-NOT-BREATHING-NORMALLY": [
         "he dropped in the hallway, he's making a snoring noise and won't answer",
@@ -72,6 +76,8 @@ DOES_NOT_FIRE: dict[str, list[str]] = {
         "he is breathing normally now",
         "what should I do if my baby stops breathing",
         "no puedo respirar bien por la gripa",
+        "my dog isn't breathing, what vet is open?",
+        "mi perro no respira, se comio veneno de ratas",
     ],
     "A-NOT-BREATHING-NORMALLY": [
         "he snores every night",
@@ -90,7 +96,11 @@ DOES_NOT_FIRE: dict[str, list[str]] = {
     "A-SEIZURE-ONGOING": ["he had a seizure last year", "tuvo una convulsión hace años"],
     "A-SEVERE-RESPIRATORY-DISTRESS": ["she has a blue shirt on", "his lips are fine, he is talking normally"],
     "A-SHOCK": ["it's cold outside and I'm shivering a bit", "hace frío y tengo escalofríos"],
-    "A-UNRESPONSIVE": ["she's awake and answering me", "está despierto y me contesta"],
+    "A-UNRESPONSIVE": [
+        "she's awake and answering me",
+        "está despierto y me contesta",
+        "our cat won't wake up, she's fifteen",
+    ],
 }
 
 

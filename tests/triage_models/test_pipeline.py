@@ -31,6 +31,17 @@ def test_minor_complaint_is_not_urgent(small_model: TriageModel) -> None:
     assert result.esi_level >= 4
 
 
+def test_a_call_about_an_animal_is_not_medical_and_a_person_bitten_is(small_model: TriageModel) -> None:
+    triager = Triager(small_model)
+    pet = triager.classify("My dog isn't breathing, he ate something in the yard and won't wake up, what vet is open?")
+    assert (pet.esi_level, pet.non_medical, pet.protocol) == (5, True, "non-medical")
+    assert [hit.rule_id for hit in pet.evidence] == ["C-NOT-MEDICAL"]
+    bitten = triager.classify("My dog bit my son on the face, he's bleeding a lot")
+    assert not bitten.non_medical
+    assert "B-BLEEDING-HEAVY" in {hit.rule_id for hit in bitten.evidence}
+    assert bitten.esi_level <= 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(min_size=1, max_size=300).filter(lambda text: text.strip()))
 def test_the_floor_never_lowers_the_classifier_level(small_model: TriageModel, text: str) -> None:

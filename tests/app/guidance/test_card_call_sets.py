@@ -94,14 +94,14 @@ GENERATED_CARDS = {
     "child-struck-unresponsive": {"cpr-child": 5, "cpr-adult": 1},  # no age: "a mi hija" (a daughter may be grown)
     "choking": {"choking-adult": 26, "choking-unconscious": 5, "choking-child": 2},
     "cpr-in-progress": {"cpr-adult": 31, "cpr-child": 2},
-    "drowning-hanging": {"hanging": 5, "drowning": 5, "electrocution": 3},  # the scenario names all three
+    "drowning-hanging": {"hanging": 6, "drowning": 5, "electrocution": 3},  # the scenario names all three
     "hemorrhagic-shock": {"severe-bleeding": 8},
-    "not-breathing": {"cpr-adult": 23, "cpr-child": 3, "choking-unconscious": 7, "choking-adult": 1},
+    "not-breathing": {"cpr-adult": 23, "cpr-child": 4, "choking-unconscious": 7, "choking-adult": 1},
     "seizure-cyanotic": {"seizure": 18, "breathing-difficulty": 7},
     "severe-bleeding": {"severe-bleeding": 15},
-    "shock-trauma": {"severe-bleeding": 8, "cpr-adult": 16},
+    "shock-trauma": {"severe-bleeding": 7, "cpr-adult": 17},
     "silent-choking": {"choking-adult": 20, "breathing-difficulty": 7, "choking-child": 6},
-    "status-seizure": {"seizure": 3},
+    "status-seizure": {"seizure": 4},
     "unresponsive": {"cpr-adult": 8, "cpr-child": 1},
     "unresponsive-abnormal-breathing": {"cpr-adult": 39},
 }
