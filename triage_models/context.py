@@ -231,6 +231,15 @@ def _spanish_subject_clause(tokens: Sequence[Token], position: int) -> bool:
     return tokens[position].text in SPANISH_THIRD_PERSON and following in SPANISH_CLITICS
 
 
+def _new_clause(tokens: Sequence[Token], position: int, origin: int) -> bool:
+    """Whether a new clause with its own subject opens here, ending a forward scope: a subject after a comma ("not a
+    big deal, I think I broke a rib or two": not a list item), or a Spanish subject before its object pronoun ("no
+    puedo hablar el me pego")."""
+    if tokens[position].text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
+        return True
+    return position > origin and _spanish_subject_clause(tokens, position)
+
+
 def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, str]) -> int:
     """The last token a scope holds, walking from `origin` by `step` (+1 forward, -1 backward)."""
     words = 0
@@ -241,12 +250,8 @@ def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, te
         token = tokens[position]
         if _stops(trigger, token, terminators, list_open, step < 0):
             break
-        if trigger.category == "animal":
-            pass  # the animal is still what a new clause speaks of ("my dog isn't breathing, he ate something")
-        elif step > 0 and token.text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
-            break  # "not a big deal, I think I broke a rib or two": a new clause with its own subject, not an item
-        elif step > 0 and position > origin and _spanish_subject_clause(tokens, position):
-            break  # "no puedo hablar el me pego": a new clause, its subject before its object pronoun
+        if step > 0 and trigger.category != "animal" and _new_clause(tokens, position, origin):
+            break  # an animal is still what a new clause speaks of ("my dog isn't breathing, he ate something")
         if trigger.lists == "or" and step > 0 and token.text in LIST_CLOSERS:
             list_open = False  # "no X, Y or Z, ...": the list ends with its last item
         if trigger.category == "animal":
@@ -279,7 +284,7 @@ class TriggerScopes:
             if any(scope.start <= i <= scope.end for i in own_negations):
                 continue  # the trigger is the finding's own denial ("not breathing")
             if scope.trigger.category == "animal" and any(first <= i <= last for i in self.people):
-                continue
+                continue  # "hit my head": the person's, whatever animal came before
             if scope.trigger.category == "negated" and any(scope.low <= i <= scope.high for i in own_negations):
                 continue  # a list its own denial continues ("no respira ni responde"); "if he isn't breathing" stays
             if first <= scope.start and scope.end <= last:
@@ -298,36 +303,8 @@ class TriggerScopes:
 
 
 CLAUSE_OPENERS = frozenset(
-    [
-        "oh",
-        "uh",
-        "um",
-        "well",
-        "yes",
-        "yeah",
-        "hi",
-        "hello",
-        "ok",
-        "okay",
-        "please",
-        "help",
-        "god",
-        "gosh",
-        "now",
-        "so",
-        "and",
-        "but",
-        "a",
-        "y",
-        "pero",
-        "pues",
-        "bueno",
-        "ay",
-        "oiga",
-        "dios",
-        "ahora",
-        "si",
-    ]
+    """oh uh um well yes yeah hi hello ok okay please help god gosh now so and but a y pero pues bueno ay oiga dios
+    ahora si""".split()  # noqa: SIM905
 )
 """Words after which a noun is still the subject of its clause ("oh my god, um, my dog ..."; "a mi perro le dio")."""
 

@@ -4,7 +4,8 @@ The reading runs in this order:
 1. the call as `transcript.readable` gives it (fillers, repeats and misspellings of red-flag words mended), cut into
    tokens with their lemma keys (`lexicon`), the call-taker's turns set apart (`dialogue`);
 2. every finding term that occurs in the caller's words (`terms`), with its context (`context`): denied, historical,
-   hypothetical, someone else's, or an episode over; overlapping terms of one group leave the longest;
+   hypothetical, someone else's, an animal's (a call about an animal alone is not medical; one where an animal bit
+   someone is about that person), or an episode over; overlapping terms of one group leave the longest;
 3. the answers the caller gave to the call-taker's key questions, and the patient's stated age, as findings too;
 4. each protocol's determinants on the findings present (affirmed, about the patient now): a determinant fires when
    each of its `all_of` entries is present, none of its `none_of` is said with or after them, none of its
@@ -121,6 +122,7 @@ ANIMAL_FILES = ("protocols/non-medical.toml", "protocols/animal-bites.toml")
 
 
 def _of_animals(kb: KnowledgeBase, finding_id: str) -> bool:
+    """Whether a finding speaks of an animal by definition (a pet lost or dead, a bite, an animal patient)."""
     return kb.findings[finding_id].defined_in in ANIMAL_FILES or finding_id == "animal_patient"
 
 

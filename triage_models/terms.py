@@ -13,6 +13,7 @@ throat" and "se me cierra la garganta" (with "garganta cerrar"). The small notat
 | `NEG breathe` | a denial ("not", "no", "n't", "ni", "sin"...) at most `NEG_REACH` words before the next word |
 | `NUM pill` | a number in digits or words ("30 pills", "thirty pills", "treinta pastillas") |
 | `= stop breathe` | the words in this order (at most `ORDERED_GAP` words between one and the next) |
+| `== black out` | in this order, side by side (only its own `NEG`, `NUM` between): never "black angus out" |
 | `!wake gasp` | not right after "wake" ("woke up gasping" is no agonal breath); a `!` word last: not right before it |
 | `= turn blue !black` | a `!` word may not stand between a term's words either ("turning black and blue") |
 
@@ -85,6 +86,8 @@ class Term:
     language: str
     slots: tuple[Slot, ...]
     ordered: bool = False
+    adjacent: bool = False
+    """`==`: ordered with nothing between its words but its own `NEG` and `NUM`."""
     not_after: Slot | None = None
     """`!word` first: the match must not come right after one of these words."""
     not_before: Slot | None = None
@@ -150,8 +153,9 @@ def _headword_keys(word: str, language: str) -> frozenset[str]:
 def compile_term(written: str, language: str) -> Term:
     """A term in the notation of this module's docstring; `TermError` says what is wrong."""
     text = " ".join(re.sub(r"(?<=\w)-(?=\w)", " ", written).split())  # "light-headed": the call's tokens split it too
-    ordered = text.startswith("= ")
-    parts = (text[2:] if ordered else text).split(" ")
+    adjacent = text.startswith("== ")
+    ordered = adjacent or text.startswith("= ")
+    parts = (text[3:] if adjacent else text[2:] if ordered else text).split(" ")
     not_after = not_before = None
     if parts and parts[0].startswith("!"):
         not_after = _slot(parts.pop(0)[1:], language)
@@ -164,7 +168,7 @@ def compile_term(written: str, language: str) -> Term:
         raise TermError(f"{written!r}: a term needs at least one word")
     if slots[-1].kind == "neg":
         raise TermError(f"{written!r}: NEG denies the word after it, so it cannot come last")
-    return Term(text, language, slots, ordered, not_after, not_before)
+    return Term(text, language, slots, ordered, adjacent, not_after, not_before)
 
 
 @dataclass(slots=True)
@@ -294,14 +298,29 @@ def _place_unordered(index: CallIndex, term: Term, anchor: int, options: list[li
     return placed
 
 
-def _place_ordered(index: CallIndex, anchor: int, options: list[list[int]]) -> list[int] | None:
-    """Each next word at most `ORDERED_GAP` words after the one before, never past an "and" after a written denial
+def _gaps(term: Term) -> list[int]:
+    """How many tokens may stand before each word slot after the first: `ORDERED_GAP`, or for an adjacent term the
+    `NEG` and `NUM` slots written between ("== took NUM pill" finds "took 30 pills")."""
+    if not term.adjacent:
+        return [ORDERED_GAP] * (len(term.words) - 1)
+    gaps: list[int] = []
+    between = -1
+    for slot in term.slots:
+        if slot.kind == "word":
+            if between >= 0:
+                gaps.append(between)
+            between = 0
+        elif between >= 0:
+            between += 1
+    return gaps
+
+
+def _place_ordered(index: CallIndex, term: Term, anchor: int, options: list[list[int]]) -> list[int] | None:
+    """Each next word at most its gap (`_gaps`) after the one before, never past an "and" after a written denial
     ("= sin respirar" is not in "sin fiebre y respirando normal")."""
     placed = [anchor]
-    for positions in options[1:]:
-        following = [
-            p for p in positions if 0 < p - placed[-1] <= ORDERED_GAP + 1 and _denial_reaches(index, placed[-1], p)
-        ]
+    for positions, gap in zip(options[1:], _gaps(term), strict=True):
+        following = [p for p in positions if 0 < p - placed[-1] <= gap + 1 and _denial_reaches(index, placed[-1], p)]
         if not following:
             return None
         placed.append(following[0])
@@ -358,7 +377,9 @@ def find_term(index: CallIndex, term: Term) -> list[TermMatch]:
     matches: dict[tuple[int, int], TermMatch] = {}
     for anchor in anchors:
         placed = (
-            _place_ordered(index, anchor, options) if term.ordered else _place_unordered(index, term, anchor, options)
+            _place_ordered(index, term, anchor, options)
+            if term.ordered
+            else _place_unordered(index, term, anchor, options)
         )
         if placed is None or not _number_near(index, term, placed):
             continue

@@ -19,6 +19,8 @@ FIRES: dict[str, list[str]] = {
         "our dog found grandpa on the floor, he isn't breathing",
         "while walking the dog he collapsed and isn't breathing",
         "the dog kept barking, he's on the floor and not breathing",
+        "our dog found him in the yard, he's not breathing",
+        "the horse came back alone, he's not breathing",
     ],
     "A-NOT-BREATHING-NORMALLY": [
         "he dropped in the hallway, he's making a snoring noise and won't answer",

@@ -62,6 +62,27 @@ def test_an_ordered_term_keeps_its_order() -> None:
     assert spans("= stop breathe", "breathing stopped") == []
 
 
+@pytest.mark.parametrize(
+    ("term", "text", "found"),
+    [
+        ("== black out", "he blacked out at work", ["blacked out"]),
+        ("== black out", "she blacks out when she stands", ["blacks out"]),
+        ("== black out", "the black angus got out", []),
+        ("= black out", "the black angus got out", ["black angus got out"]),
+        ("== he was out", "he was out about thirty seconds", ["he was out"]),
+        ("== he was out", "he was freaking out", []),
+        ("== will NEG wake", "he won't wake up", ["will not wake"]),
+        ("== will NEG wake", "he will really not wake", []),
+        ("== take NUM pill", "she took 30 pills", ["took 30 pills"]),
+        ("== take NUM pill", "she took like 30 pills", []),
+    ],
+)
+def test_an_adjacent_term_has_nothing_between_its_words_but_its_own_neg_and_num(
+    term: str, text: str, found: list[str]
+) -> None:
+    assert spans(term, text) == found
+
+
 def test_a_written_denial_does_not_reach_past_and() -> None:
     assert spans("= sin respirar", "esta sin respirar", "es") == ["sin respirar"]
     assert spans("= sin respirar", "sin fiebre y respirando normal", "es") == []
