@@ -163,12 +163,15 @@ class TriggerLexicon:
             if token.index <= taken:
                 continue
             matched: tuple[str, ...] | None = None
+            spans: dict[int, tuple[str, ...]] = {}  # the call's words here, per trigger length: sliced once
             for trigger in self.by_first.get(token.text, ()):
                 if matched is not None and trigger.words != matched:
                     continue
                 size = len(trigger.words)
-                words = tuple(t.text for t in tokens[token.index : token.index + size])
-                if self._same(words, trigger.words):
+                words = spans.get(size)
+                if words is None:
+                    words = spans[size] = tuple(t.text for t in tokens[token.index : token.index + size])
+                if words == trigger.words or (YEAR in trigger.words and self._same(words, trigger.words)):
                     hits.append((trigger, token.index, token.index + size - 1))
                     taken, matched = token.index + size - 1, trigger.words
         return hits

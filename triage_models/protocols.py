@@ -117,21 +117,26 @@ def _word_hits(
     return _people_hurt_by_animals(kb, _longest_in_group(kb, hits))
 
 
-ANIMAL_FILES = ("protocols/non-medical.toml", "protocols/animal-bites.toml")
+NON_MEDICAL_PROTOCOL = "non-medical"
+NON_MEDICAL_FILE = f"protocols/{NON_MEDICAL_PROTOCOL}.toml"
+NEUTRAL_FILES = ("findings/patient.toml", NON_MEDICAL_FILE)
+"""Findings that say nothing medical: who the patient is, and what a call that is not medical is about."""
+ANIMAL_BITES_FILE = "protocols/animal-bites.toml"
+ANIMAL_FILES = (NON_MEDICAL_FILE, ANIMAL_BITES_FILE)
 """Findings about animals by definition: a pet's death, a bite. What `context` says of an animal does not hide them."""
+ANIMAL_PATIENT = "animal_patient"
+"""The finding that an animal is the patient (`protocols/seizure.toml`): a call that is not medical when alone."""
 
 
 def _of_animals(kb: KnowledgeBase, finding_id: str) -> bool:
     """Whether a finding speaks of an animal by definition (a pet lost or dead, a bite, an animal patient)."""
-    return kb.findings[finding_id].defined_in in ANIMAL_FILES or finding_id == "animal_patient"
+    return kb.findings[finding_id].defined_in in ANIMAL_FILES or finding_id == ANIMAL_PATIENT
 
 
 def _people_hurt_by_animals(kb: KnowledgeBase, hits: list[FindingHit]) -> list[FindingHit]:
     """A call where an animal bit, mauled or stung someone is about that person: nothing in it is the animal's ("the
     dog got her neck, she's bleeding bad")."""
-    bitten = any(
-        kb.findings[hit.finding].defined_in == "protocols/animal-bites.toml" and hit.context.present for hit in hits
-    )
+    bitten = any(kb.findings[hit.finding].defined_in == ANIMAL_BITES_FILE and hit.context.present for hit in hits)
     if not bitten:
         return hits
     return [replace(hit, context=replace(hit.context, animal=False)) if hit.context.animal else hit for hit in hits]
@@ -282,12 +287,6 @@ def _protocol(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[Fi
     return None
 
 
-NON_MEDICAL_PROTOCOL = "non-medical"
-NON_MEDICAL_FILE = f"protocols/{NON_MEDICAL_PROTOCOL}.toml"
-NEUTRAL_FILES = ("findings/patient.toml", NON_MEDICAL_FILE)
-"""Findings that say nothing medical: who the patient is, and what a call that is not medical is about."""
-
-
 def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
     """The files whose findings the caller said (present); what is said of an animal is a call that is not medical
     ("my dog is not breathing": a vet)."""
@@ -296,7 +295,7 @@ def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
         if hit.source != "words":
             continue
         if hit.context.present:
-            said.add(NON_MEDICAL_FILE if hit.finding == "animal_patient" else kb.findings[hit.finding].defined_in)
+            said.add(NON_MEDICAL_FILE if hit.finding == ANIMAL_PATIENT else kb.findings[hit.finding].defined_in)
         elif hit.context.animal and replace(hit.context, animal=False).present:
             said.add(NON_MEDICAL_FILE)
     return said
