@@ -228,6 +228,23 @@ SPANISH_CLITICS = frozenset("me te le lo la nos les los las se".split())  # noqa
 """Object pronouns that stand before a Spanish verb ("él me pegó"): after a subject pronoun, a new clause."""
 
 
+SPANISH_STATE_VERBS = frozenset("esta estaba anda andaba sigue seguia".split())  # noqa: SIM905
+"""Verbs of a state that open a new predicate in words said without commas ("ya no camina esta confundido")."""
+SPANISH_VERB_LEADERS = SPANISH_CLITICS | frozenset(
+    "no ni ya que si y o donde como cuando quien todavia aun tambien nunca casi".split()  # noqa: SIM905
+)
+"""Words that lead such a verb within the clause it belongs to ("no se esta moviendo", "ni esta consciente")."""
+
+
+def _spanish_new_predicate(tokens: Sequence[Token], position: int) -> bool:
+    """Whether a state verb right after another word of the scope opens a new predicate: "no camina esta confundido"
+    denies the walking, not the confusion (a text to 911 without punctuation)."""
+    if tokens[position].text not in SPANISH_STATE_VERBS:
+        return False
+    before = tokens[position - 1]
+    return before.is_word and before.text not in SPANISH_VERB_LEADERS
+
+
 def _spanish_subject_clause(tokens: Sequence[Token], position: int) -> bool:
     """Whether a Spanish subject pronoun and an object pronoun open a clause here ("el me pego", "ella lo empujo")."""
     following = tokens[position + 1].text if position + 1 < len(tokens) else ""
@@ -240,7 +257,7 @@ def _new_clause(tokens: Sequence[Token], position: int, origin: int) -> bool:
     puedo hablar el me pego")."""
     if tokens[position].text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
         return True
-    return position > origin and _spanish_subject_clause(tokens, position)
+    return position > origin and (_spanish_subject_clause(tokens, position) or _spanish_new_predicate(tokens, position))
 
 
 def _reach(tokens: Sequence[Token], trigger: Trigger, origin: int, step: int, terminators: dict[int, str]) -> int:

@@ -57,6 +57,11 @@ def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("no puedo hablar el me pego y tengo sangre en la boca", "me pego", False),
         ("soy sorda no puedo llamar me duele el pecho", "duele el pecho", False),
         ("no tiene el ojo hinchado", "hinchado", True),
+        ("ya no camina esta confundido habla cosas raras", "confundido", False),
+        ("no respira esta morado", "morado", False),
+        ("no esta confundido", "confundido", True),
+        ("no se esta moviendo", "moviendo", True),
+        ("no esta respirando ni esta consciente", "consciente", True),
     ],
 )
 def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(
@@ -78,6 +83,8 @@ def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("tuvo un derrame hace anos", "derrame", "es", "historical"),
         ("que hago si alguien se ahoga", "ahoga", "es", "hypothetical"),
         ("se atraganto pero ya lo tosio", "atraganto", "es", "resolved"),
+        ("I just didn't want somebody to spot it and think someone drowned", "drowned", "en", "hypothetical"),
+        ("no quiero que nadie piense que se ahogo alguien", "ahogo", "es", "hypothetical"),
     ],
 )
 def test_context_tells_history_hypotheses_episodes_over_and_other_people(
