@@ -62,10 +62,17 @@ class EsiDecision:
     """No medical problem in the call (a ride, a noise, a pet): ESI 5, said so on the console."""
 
 
+MODEL_ESI1_PROBABILITY = 0.5
+"""P(ESI 1) the model alone needs to name ESI 1 (a life-saving intervention now): more likely than not. The protocols'
+decision point A names it from the caller's words; a toothache with P(ESI 1) 0.08 against P(ESI 2) 0.07 is urgent at
+most, never ESI 1."""
+
+
 def _urgent(probabilities: NDArray[np.float64], threshold: float) -> int | None:
-    """ESI 1 or 2 when the model's P(ESI 1-2) reaches the threshold (the more probable of the two), else None."""
+    """ESI 1 or 2 when the model's P(ESI 1-2) reaches the threshold: ESI 1 when it is the more probable of the two
+    and more likely than not (`MODEL_ESI1_PROBABILITY`), else ESI 2; None below the threshold."""
     if probabilities[0] + probabilities[1] >= threshold:
-        return 1 if probabilities[0] >= probabilities[1] else 2
+        return 1 if probabilities[0] >= max(probabilities[1], MODEL_ESI1_PROBABILITY) else 2
     return None
 
 
@@ -119,6 +126,11 @@ def _review(
     decided, neighbour = probabilities[level - 1], probabilities[level - 2]
     if neighbour < policy.review_ratio * decided or neighbour < policy.review_min_probability:
         return level, ""
+    if level == 2 and neighbour < MODEL_ESI1_PROBABILITY:
+        return level, (
+            f"ESI 1 vs 2 too close to call (P {neighbour:.2f} vs {decided:.2f}), but ESI 1 from the model alone needs"
+            f" P(ESI 1) >= {MODEL_ESI1_PROBABILITY}: kept ESI 2"
+        )
     return level - 1, (
         f"ESI {level - 1} vs {level} too close to call (P {neighbour:.2f} vs {decided:.2f}): took ESI {level - 1}"
     )

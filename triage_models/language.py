@@ -67,6 +67,19 @@ _SPANISH_WORDS = frozenset(
     ustedes yo tu sin parar nadie ningun ninguna desde hasta sobre entre tiempo
     """.split()  # noqa: SIM905
 )
+_HAITIAN_CREOLE_WORDS = frozenset(
+    """
+    mwen li nou pa ka tanpri souple vini vit tonbe respire reponn byen malad lopital anbilans dokte manman pitit
+    timoun granmoun bezwen ede konnen kounye kounyea genyen gen pou ak yon sa ki kote kay isit tet vant pwatrin dlo
+    lafyev vomi touse soufle pale kapab pwoblem fanm mari fre ap pral toujou anpil anko chita kouche leve mache sou
+    kwizin twalet legliz lekol machin aksidan frape blese rele rive fini
+    """.split()  # noqa: SIM905
+)
+"""Common Haitian Creole words (accents folded), none of them a common English or Spanish word. lingua has no model
+of Haitian Creole, one of the languages most heard at US centres (Miami, New York, Boston): without these a Creole
+call came out as Spanish, read by the Spanish rules and the model's vocabulary ("papa", "respire", "route")."""
+HAITIAN_CREOLE_SHARE = 0.25
+"""A call with this share of Haitian Creole words (and more of them than English and Spanish ones) is read as it."""
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
@@ -167,6 +180,16 @@ def _common_words(words: list[str]) -> tuple[int, int]:
     return english, spanish
 
 
+def _haitian_creole(words: list[str], ours: int) -> CallLanguage | None:
+    """The call read as Haitian Creole (not supported), when its words say so: at least three distinct common Creole
+    words, a share of `HAITIAN_CREOLE_SHARE`, more of them than common English and Spanish ones."""
+    found = [word for word in words if word in _HAITIAN_CREOLE_WORDS]
+    share = len(found) / len(words)
+    if len(set(found)) < 3 or share < HAITIAN_CREOLE_SHARE or len(found) <= ours:
+        return None
+    return CallLanguage("ht", False, round(share, 3), "language not supported (ht): Haitian Creole; interpreter needed")
+
+
 def rule_languages(text: str) -> tuple[str, ...]:
     """The wordings the red-flag rules read a call in: English, Spanish, or both when the call mixes them (two common
     words of the other language are enough: Spanglish is read both ways), names no common word of either, or is in
@@ -200,6 +223,9 @@ def detect_language(text: str, known: Callable[[str], bool] | None = None) -> Ca
         return CallLanguage("en", True, 0.0)  # numbers and signs only: the rules read what there is
     # One-letter words ("y", "o", "f", "l") are as often abbreviations as words: they choose no language.
     english, spanish = _common_words(words)
+    creole = _haitian_creole(words, english + spanish)
+    if creole is not None:
+        return creole
     ours = (english + spanish) / len(words)
     if ours >= OWN_WORDS_CERTAIN and max(english, spanish) >= 3 * min(english, spanish):
         # Plainly English or plainly Spanish: lingua (the slowest step of triage) has nothing to add.

@@ -284,6 +284,21 @@ def dropped_d(word: str) -> str | None:
     return full if is_real_word(full) or simplemma.is_known(full, lang="es") else None
 
 
+_ASPIRATED_S = re.compile(r"(?<=[aeiouáéíóú])h(?=[bcdfgjklmnpqrtvz])")
+
+
+@functools.lru_cache(maxsize=16_384)
+def aspirated_s(word: str) -> str | None:
+    """A Caribbean or Andalusian Spanish "s" said as an "h" before a consonant and written so ("ehtá", "ehtamos",
+    "mihmo", "dehpués"): the word with its "s" when the dictionary knows it and the word itself is not a word."""
+    if len(word) < 4 or not word.isalpha() or not _ASPIRATED_S.search(word) or is_real_word(word):
+        return None
+    if simplemma.is_known(word, lang="es"):
+        return None
+    full = _ASPIRATED_S.sub("s", word)
+    return full if is_real_word(full) or simplemma.is_known(full, lang="es") else None
+
+
 def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> list[tuple[str, int, int]]:
     """Joined mishearings, restored contractions and corrected misspellings (replacement text, original span)."""
     out: list[tuple[str, int, int]] = []
@@ -301,6 +316,7 @@ def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> 
             CONTRACTIONS.get(lowered)
             or (dropped_g(lowered) if "en" in languages else None)
             or (dropped_d(lowered) if "es" in languages else None)
+            or (aspirated_s(lowered) if "es" in languages else None)
             or (correct_word(lowered, languages) if word.isalpha() else None)
         )
         out.append((replacement or word, start, end))

@@ -162,6 +162,14 @@ def test_a_spanish_si_without_its_accent_is_a_yes_where_it_answers(text: str, hy
         ("se le salio sangre pero ya esta bien", "sangre", "es", "resolved", True),
         ("she nearly passed out in the shower and she's spotting", "spotting", "en", "resolved", False),
         ("hace un mes mi ex me apreto el cuello", "apreto el cuello", "es", "historical", True),
+        # When it began is no episode over (set AC: an asthma attack read as over).
+        ("my asthma inhaler is not helping, i used it six times since i woke up", "asthma", "en", "resolved", False),
+        ("she fainted but she woke up and she's talking", "fainted", "en", "resolved", True),
+        ("tiene asma y el inhalador no le sirve desde que se desperto", "asma", "es", "resolved", False),
+        ("se desmayo pero ya desperto", "desmayo", "es", "resolved", True),
+        # Doubt about what happened is no hypothetical "if"; a question about what to do is one.
+        ("i don't know if he took my pills, the bottle is empty", "bottle is empty", "en", "hypothetical", False),
+        ("what do i do if he stops breathing", "stops breathing", "en", "hypothetical", True),
     ],
 )
 def test_words_that_look_like_a_trigger_but_say_something_else(

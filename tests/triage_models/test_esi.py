@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -134,6 +135,37 @@ def test_the_floor_never_lowers_a_level(raw: list[float], floor: int | None) -> 
     assert decision.esi_level <= without.esi_level
     if floor is not None:
         assert decision.esi_level <= floor
+
+
+@pytest.mark.parametrize(
+    ("probabilities", "level"),
+    [
+        # Urgent by the threshold, ESI 1 the more probable of the two but far from likely: ESI 2 (set T: a toothache).
+        ((0.18, 0.17, 0.35, 0.25, 0.05), 2),
+        ((0.55, 0.30, 0.10, 0.05, 0.0), 1),
+        ((0.30, 0.45, 0.20, 0.05, 0.0), 2),
+        ((0.05, 0.10, 0.60, 0.20, 0.05), 3),
+    ],
+)
+def test_the_model_alone_names_esi_1_only_when_more_likely_than_not(
+    probabilities: tuple[float, ...], level: int
+) -> None:
+    assert decide(p(*probabilities), [], (), POLICY, recognised=True).esi_level == level
+
+
+def test_tuning_breaks_a_tie_toward_the_lowest_threshold() -> None:
+    """Recall is short whatever the setting (an urgent case the model misses) and every threshold up to 0.32 catches
+    the other: a tie on recall. The tie errs urgent: the lowest threshold, which also sends a calm case with P(ESI
+    1-2) 0.12 to ESI 2."""
+    vitals = (flag("D-HEART-RATE", 2, DecisionPoint.D, floor=False),)
+    cases = [
+        TuningCase(p(0.0, 0.32, 0.68, 0.0, 0.0), vitals, (), 2, "records", recognised=True),
+        TuningCase(p(0.0, 0.01, 0.99, 0.0, 0.0), (), (), 2, "records", recognised=True),
+        TuningCase(p(0.0, 0.12, 0.88, 0.0, 0.0), vitals, (), 3, "records", recognised=True),
+    ] + [TuningCase(p(0.0, 0.0, 0.9, 0.1, 0.0), (), (), 3, "records", recognised=True)] * 7
+    policy = tune_policy(cases)
+    assert policy.urgent_threshold == 0.04
+    assert evaluate_policy(cases, policy)["records"].recall == 0.5
 
 
 def test_tuning_finds_the_threshold_that_catches_the_urgent_case_without_over_triage() -> None:

@@ -96,7 +96,7 @@ def test_a_bad_field_and_an_unreadable_term_are_named(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeError) as refused:
         compile_knowledge(read_knowledge_files(directory))
     assert refused.value.problems == (
-        "cardiac-arrest.toml: determinant.2.level: Input should be less than or equal to 5",
+        "cardiac-arrest.toml: determinant.3.level: Input should be less than or equal to 5",
     )
     path.write_text(text)
     with pytest.raises(KnowledgeError) as refused:

@@ -33,13 +33,27 @@ def test_english_and_spanish_calls_are_read(text: str, code: str) -> None:
         ("زوجي لا يتنفس", "ar"),
         ("meu marido não está respirando, ele caiu no chão", "pt"),
         ("mój mąż nie oddycha", "pl"),
-        ("zanmi mwen pa ka respire, li tonbe atè a", "und"),
+        ("zanmi mwen pa ka respire, li tonbe atè a", "ht"),
+        ("Tanpri vini vit! Papa m tonbe nan kwizin nan, li pa reponn mwen epi li pa respire byen", "ht"),
     ],
 )
 def test_other_languages_need_an_interpreter(text: str, code: str) -> None:
     language = detect_language(text)
     assert (language.code, language.supported) == (code, False)
     assert language.reason.endswith("interpreter needed")
+
+
+def test_haitian_creole_is_not_read_as_spanish_whatever_words_the_model_knows() -> None:
+    """lingua knows no Haitian Creole; the model's vocabulary holds "papa", "pa", "la", "respire" and "route", and a
+    Creole call once passed as Spanish on them (set AB: "Papa m tonbe ... li pa respire byen", ESI 3)."""
+    call = (
+        "Tanpri, vini vit! Papa m tonbe atè nan kwizin nan, li pa reponn mwen epi li pa respire byen. Nou sou Route 9."
+    )
+    known = {"papa", "pa", "la", "respire", "route", "ate", "epi"}
+    language = detect_language(call, known.__contains__)
+    assert (language.code, language.supported) == ("ht", False)
+    spanish = "mi papa se cayo, dile que respire, no me contesta, estamos en la ruta 10"
+    assert detect_language(spanish, known.__contains__).code == "es"
 
 
 def test_a_triage_note_in_abbreviations_is_read_when_the_model_knows_its_words() -> None:

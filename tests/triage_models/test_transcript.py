@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage_models.transcript import correct_word, dropped_d, fold_accents, readable
+from triage_models.transcript import aspirated_s, correct_word, dropped_d, fold_accents, readable
 
 
 @pytest.mark.parametrize(
@@ -72,3 +72,24 @@ def test_a_misspelling_two_red_flag_words_are_as_near_to_is_left_as_said() -> No
 )
 def test_a_dropped_spanish_d_is_restored_only_where_the_full_form_is_a_word(word: str, expected: str | None) -> None:
     assert dropped_d(word) == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("ehtá", "está"),
+        ("ehtamos", "estamos"),
+        ("mihmo", "mismo"),
+        ("dehpués", "después"),
+        ("ahora", None),
+        ("alcohol", None),
+        ("john", None),
+    ],
+)
+def test_an_aspirated_spanish_s_is_restored_only_where_the_full_form_is_a_word(word: str, expected: str | None) -> None:
+    assert aspirated_s(word) == expected
+
+
+def test_a_caribbean_caller_who_says_ehta_no_respira_is_read_as_not_breathing() -> None:
+    """Set Q: "¡Mi bebé no ehtá respirando!" read nothing of breathing (ESI 1 only from the model, P 0.38)."""
+    assert "no esta respirando" in readable("¡Mi bebé no ehtá respirando!", ("es",)).text
