@@ -276,11 +276,15 @@ def dropped_d(word: str) -> str | None:
     """A Spanish "-ao" said for "-ado" ("trabao", "hinchao", "golpeaos"): the "-ado" form when the dictionary knows it
     and the word itself is not a word ("bacalao", "cacao" stay)."""
     stem, plural = (word[:-3], "s") if word.endswith("aos") else (word[:-2], "")
-    if len(word) < 5 or not word.endswith(("ao", "aos")) or not word.isalpha() or is_real_word(word):
+    if len(word) < 5 or not word.endswith(("ao", "aos")) or not word.isalpha():
         return None
-    if simplemma.is_known(word, lang="es"):
+    return _spanish_restored(word, stem + "ado" + plural)
+
+
+def _spanish_restored(word: str, full: str) -> str | None:
+    """`full` for a Spanish `word` said short, when the dictionary knows `full` and `word` itself is no word."""
+    if is_real_word(word) or simplemma.is_known(word, lang="es"):
         return None
-    full = stem + "ado" + plural
     return full if is_real_word(full) or simplemma.is_known(full, lang="es") else None
 
 
@@ -291,12 +295,9 @@ _ASPIRATED_S = re.compile(r"(?<=[aeiouáéíóú])h(?=[bcdfgjklmnpqrtvz])")
 def aspirated_s(word: str) -> str | None:
     """A Caribbean or Andalusian Spanish "s" said as an "h" before a consonant and written so ("ehtá", "ehtamos",
     "mihmo", "dehpués"): the word with its "s" when the dictionary knows it and the word itself is not a word."""
-    if len(word) < 4 or not word.isalpha() or not _ASPIRATED_S.search(word) or is_real_word(word):
+    if len(word) < 4 or not word.isalpha() or not _ASPIRATED_S.search(word):
         return None
-    if simplemma.is_known(word, lang="es"):
-        return None
-    full = _ASPIRATED_S.sub("s", word)
-    return full if is_real_word(full) or simplemma.is_known(full, lang="es") else None
+    return _spanish_restored(word, _ASPIRATED_S.sub("s", word))
 
 
 def _rewrite(tokens: list[tuple[str, int, int]], languages: tuple[str, ...]) -> list[tuple[str, int, int]]:
