@@ -251,11 +251,30 @@ def _spanish_subject_clause(tokens: Sequence[Token], position: int) -> bool:
     return tokens[position].text in SPANISH_THIRD_PERSON and following in SPANISH_CLITICS
 
 
+POSSESSIVES = frozenset("my his her our their your mi mis su sus tu nuestro nuestra".split())  # noqa: SIM905
+PEOPLE = frozenset(
+    """husband wife son daughter baby mom mother dad father brother sister grandma grandmother grandpa grandfather
+    friend boyfriend girlfriend neighbor neighbour kid kids child boy girl uncle aunt cousin roommate coworker partner
+    esposo esposa marido mujer hijo hija bebe mama papa hermano hermana abuela abuelo amigo amiga novio novia vecino
+    vecina nino nina tio tia primo prima companero companera""".split()  # noqa: SIM905
+)
+"""A person named with a possessive after a comma is a new clause's subject as a pronoun is ("do you know if the
+shelters are open, my husband can't breathe": the breathing is no hypothesis)."""
+
+
+def _names_a_person(tokens: Sequence[Token], position: int) -> bool:
+    """A possessive and a person, not set off as an aside ("what do I do if, my son, he has another seizure")."""
+    following = tokens[position + 1].text if position + 1 < len(tokens) else ""
+    after = tokens[position + 2].text if position + 2 < len(tokens) else ""
+    return tokens[position].text in POSSESSIVES and following in PEOPLE and after != COMMA
+
+
 def _new_clause(tokens: Sequence[Token], position: int, origin: int) -> bool:
-    """Whether a new clause with its own subject opens here, ending a forward scope: a subject after a comma ("not a
-    big deal, I think I broke a rib or two": not a list item), or a Spanish subject before its object pronoun ("no
-    puedo hablar el me pego")."""
-    if tokens[position].text in SUBJECTS and position > 0 and tokens[position - 1].text == COMMA:
+    """Whether a new clause with its own subject opens here, ending a forward scope: a subject (a pronoun, or a
+    person named with a possessive) after a comma ("not a big deal, I think I broke a rib or two": not a list item),
+    or a Spanish subject before its object pronoun ("no puedo hablar el me pego")."""
+    after_comma = position > 0 and tokens[position - 1].text == COMMA
+    if after_comma and (tokens[position].text in SUBJECTS or _names_a_person(tokens, position)):
         return True
     return position > origin and (_spanish_subject_clause(tokens, position) or _spanish_new_predicate(tokens, position))
 

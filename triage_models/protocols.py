@@ -5,7 +5,8 @@ The reading runs in this order:
    tokens with their lemma keys (`lexicon`), the call-taker's turns set apart (`dialogue`);
 2. every finding term that occurs in the caller's words (`terms`), with its context (`context`): denied, historical,
    hypothetical, someone else's, an animal's (a call about an animal alone is not medical; one where an animal bit
-   someone is about that person), or an episode over; overlapping terms of one group leave the longest;
+   someone is about that person), or an episode over (a request that is not medical stands whether asked as a
+   hypothesis or not: "do you know if the shelters are open"); overlapping terms of one group leave the longest;
 3. the answers the caller gave to the call-taker's key questions, and the patient's stated age, as findings too;
 4. each protocol's determinants on the findings present (affirmed, about the patient now): a determinant fires when
    each of its `all_of` entries is present, none of its `none_of` is said with or after them, none of its
@@ -102,6 +103,8 @@ def _word_hits(
             found_context = replace(found_context, historical=False)  # a risk factor counts however old
         if found_context.animal and _of_animals(kb, finding_id):
             found_context = replace(found_context, animal=False)  # "my dog died" is what nm_pet means
+        if found_context.hypothetical and kb.findings[finding_id].defined_in == NON_MEDICAL_FILE:
+            found_context = replace(found_context, hypothetical=False)  # "do y'all know if ... open" asks all the same
         hits.append(
             FindingHit(
                 finding_id,
@@ -288,8 +291,8 @@ def _protocol(kb: KnowledgeBase, evidence: Sequence[Evidence], hits: Sequence[Fi
 
 
 def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
-    """The files whose findings the caller said (present); what is said of an animal is a call that is not medical
-    ("my dog is not breathing": a vet)."""
+    """The files whose findings the caller said (present, or wondered about: "what if he stops breathing" is a medical
+    call); what is said of an animal is a call that is not medical ("my dog is not breathing": a vet)."""
     said: set[str] = set()
     for hit in hits:
         if hit.source != "words":
@@ -298,6 +301,8 @@ def _said_in(kb: KnowledgeBase, hits: Sequence[FindingHit]) -> set[str]:
             said.add(NON_MEDICAL_FILE if hit.finding == ANIMAL_PATIENT else kb.findings[hit.finding].defined_in)
         elif hit.context.animal and replace(hit.context, animal=False).present:
             said.add(NON_MEDICAL_FILE)
+        elif hit.context.hypothetical and not hit.context.negated:
+            said.add(kb.findings[hit.finding].defined_in)  # a medical worry asked as a question is still medical
     return said
 
 

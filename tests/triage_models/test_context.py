@@ -36,6 +36,8 @@ def context_of(sentence: str, finding: str, language: str = "en") -> FindingCont
         ("it's not a big deal, I think I broke a rib or two", "broke", False),
         ("denies fever, she says her chest hurts", "chest hurts", False),
         ("deaf can't call chest hurts bad going down left arm", "chest hurts", False),
+        ("a little hook in his cheek, nowhere near his eye", "eye", True),
+        ("no fever, my husband is coughing", "coughing", False),
     ],
 )
 def test_english_denials_reach_their_list_and_stop_where_a_caller_moves_on(
@@ -85,6 +87,10 @@ def test_spanish_denials_reach_their_list_and_stop_where_a_caller_moves_on(
         ("se atraganto pero ya lo tosio", "atraganto", "es", "resolved"),
         ("I just didn't want somebody to spot it and think someone drowned", "drowned", "en", "hypothetical"),
         ("no quiero que nadie piense que se ahogo alguien", "ahogo", "es", "hypothetical"),
+        ("do you know if the shelters are open, my husband can't breathe", "breathe", "en", ""),
+        ("do you know if the shelters are open, he can't breathe", "breathe", "en", ""),
+        ("sabe si ya abrieron los refugios, mi esposo no puede respirar", "respirar", "es", ""),
+        ("what do I do if my husband can't breathe", "breathe", "en", "hypothetical"),
     ],
 )
 def test_context_tells_history_hypotheses_episodes_over_and_other_people(

@@ -42,6 +42,16 @@ def test_a_call_about_an_animal_is_not_medical_and_a_person_bitten_is(small_mode
     assert bitten.esi_level <= 2
 
 
+def test_a_request_asked_as_a_question_is_still_not_medical(small_model: TriageModel) -> None:
+    triager = Triager(small_model)
+    asked = triager.classify("do y'all know if the sandbag sites opened yet for the hurricane")
+    assert (asked.esi_level, asked.non_medical, asked.protocol) == (5, True, "non-medical")
+    assert [hit.rule_id for hit in asked.evidence] == ["C-NOT-MEDICAL"]
+    hurt = triager.classify("do you know if the shelters are open, my husband can't breathe")
+    assert not hurt.non_medical
+    assert hurt.esi_level <= 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(min_size=1, max_size=300).filter(lambda text: text.strip()))
 def test_the_floor_never_lowers_the_classifier_level(small_model: TriageModel, text: str) -> None:
