@@ -45,6 +45,12 @@ _LINK = (
     r"(?:(?:like|about|around|roughly|maybe|almost|nearly|over|como de|como|unos|casi|m[aá]s de)\s+)?"
 )
 
+# "her pressure dropped to 78/40", "la presión le bajó a 80/50": how a pressure moved, before its value.
+_BP_CHANGE = (
+    r"(?:\s+(?:dropped|fell|went|came|got|crashed|tanked|bottomed|le|se)"
+    r"(?:\s+(?:down|back|up|out|baj[oó]|subi[oó]|cay[oó])){0,2}(?:\s+(?:to|a|at))?)?"
+)
+
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [
         re.compile(
@@ -85,8 +91,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     ],
     "blood_pressure": [
         re.compile(
-            r"\b(?:b/?p|blood pressure|presi[oó]n(?: arterial)?"
-            r"|ta)" + _LINK + r"(\d{2,3})\s*(?:/|sobre|over)\s*(\d{2,3})\b",
+            r"\b(?:b/?p|blood pressure|pressure|presi[oó]n(?: arterial)?"
+            r"|ta)" + _BP_CHANGE + _LINK + r"(\d{2,3})\s*(?:/|sobre|over)\s*(\d{2,3})\b",
             re.I,
         ),
         re.compile(r"\b(\d{2,3})\s*/\s*(\d{2,3})\s*(?:mm ?hg)\b", re.I),

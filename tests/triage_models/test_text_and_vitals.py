@@ -48,6 +48,11 @@ def test_implausible_numbers_are_ignored() -> None:
     ("text", "expected"),
     [
         ("B/P 80/40, HR 120", {"systolic_bp": 80.0, "heart_rate": 120.0}),
+        # A pressure told by how it moved: "dropped to", "came back up to", "le bajó a".
+        ("Dialysis unit calling, patient's pressure dropped to 78/40 in the chair", {"systolic_bp": 78.0}),
+        ("her pressure came back up to 104/60", {"systolic_bp": 104.0}),
+        ("la presión le bajó a 80/50", {"systolic_bp": 80.0}),
+        ("the pressure washer does 3000 psi", {}),
         ("on oxygen 2L, sats 84%", {"spo2": 84.0}),
         ("the little finger thing says 89", {"spo2": 89.0}),
         ("our finger oxygen thing says 88", {"spo2": 88.0}),
