@@ -45,11 +45,17 @@ _LINK = (
     r"(?:(?:like|about|around|roughly|maybe|almost|nearly|over|como de|como|unos|casi|m[aá]s de)\s+)?"
 )
 
-# "her pressure dropped to 78/40", "la presión le bajó a 80/50": how a pressure moved, before its value.
+# "her pressure dropped to 78/40", "pressure's dropped all the way down to 64/30", "la presión le bajó a 80/50": how
+# a pressure moved, before its value.
 _BP_CHANGE = (
-    r"(?:\s+(?:dropped|fell|went|came|got|crashed|tanked|bottomed|le|se)"
-    r"(?:\s+(?:down|back|up|out|baj[oó]|subi[oó]|cay[oó])){0,2}(?:\s+(?:to|a|at))?)?"
+    r"(?:(?:'s|\s+has|\s+is|\s+was|\s+just)?\s+(?:dropped|fell|went|came|got|crashed|tanked|bottomed|down|le|se)"
+    r"(?:\s+(?:down|back|up|out|all|the|way|baj[oó]|subi[oó]|cay[oó])){0,4}(?:\s+(?:to|a|at|en|hasta))?)?"
 )
+_BP_PERSON = (
+    r"(?:his|her|my|their|your|patient's|pt's|mom's|dad's|mother's|father's|wife's|husband's|son's|daughter's"
+    r"|grandma's|grandpa's|resident's)\s+pressure"
+)
+"""A pressure is a blood pressure when "blood" or a person's says so: "his pressure", never a tyre's or a pipe's."""
 
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "heart_rate": [
@@ -91,8 +97,14 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     ],
     "blood_pressure": [
         re.compile(
-            r"\b(?:b/?p|blood pressure|pressure|presi[oó]n(?: arterial)?"
-            r"|ta)" + _BP_CHANGE + _LINK + r"(\d{2,3})\s*(?:/|sobre|over)\s*(\d{2,3})\b",
+            r"\b(?:b/?p|blood pressure|" + _BP_PERSON + r"|presi[oó]n(?: arterial)?"
+            r"|ta)" + _BP_CHANGE + _LINK + r"(\d{2,3})\s*(?:/|sobre|over)\s*(\d{2,3})\b(?!\s*psi)",
+            re.I,
+        ),
+        # "(se) le bajó la presión a 64/30": the Spanish verb before its noun.
+        re.compile(
+            r"\b(?:se\s+)?le\s+(?:baj[oó]|cay[oó]|subi[oó])\s+la\s+presi[oó]n(?:\s+(?:a|en|hasta))?\s*"
+            r"(\d{2,3})\s*(?:/|sobre)\s*(\d{2,3})\b",
             re.I,
         ),
         re.compile(r"\b(\d{2,3})\s*/\s*(\d{2,3})\s*(?:mm ?hg)\b", re.I),
@@ -182,6 +194,18 @@ def _first(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
     return min(found, key=lambda match: match.start()) if found else None
 
 
+def _first_blood_pressure(text: str) -> re.Match[str] | None:
+    """The first pair that can be a blood pressure: systolic 30-300 and above the diastolic (a tyre's "30/32" is
+    none)."""
+    found = [
+        match
+        for pattern in _PATTERNS["blood_pressure"]
+        for match in pattern.finditer(text)
+        if 30 <= float(match.group(1)) <= 300 and float(match.group(2)) < float(match.group(1))
+    ]
+    return min(found, key=lambda match: match.start()) if found else None
+
+
 def _age(text: str) -> Reading | None:
     found = []
     for index, pattern in enumerate(_PATTERNS["age"]):
@@ -242,8 +266,8 @@ def extract_vitals(text: str) -> Vitals:
     vitals = Vitals()
     for name, (group, low, high) in _PLAIN_READINGS.items():
         setattr(vitals, name, _plain(text, group, low, high) or _answered(text, name, low, high))
-    match = _first(_PATTERNS["blood_pressure"], text)
-    if match and 30 <= float(match.group(1)) <= 300:
+    match = _first_blood_pressure(text)
+    if match:
         vitals.systolic_bp = _reading(match, float(match.group(1)))
         vitals.diastolic_bp = _reading(match, float(match.group(2)))
     else:
