@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from triage_models.ages import spoken_age
@@ -189,21 +190,17 @@ def _reading(match: re.Match[str], value: float) -> Reading:
     return Reading(value=value, start=match.start(), end=match.end(), text=match.group(0))
 
 
-def _first(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
-    found = [match for pattern in patterns if (match := pattern.search(text))]
+def _first(
+    patterns: list[re.Pattern[str]], text: str, keep: Callable[[re.Match[str]], bool] = lambda _: True
+) -> re.Match[str] | None:
+    """The earliest match of any pattern that `keep` accepts (each pattern scanned only up to its first one)."""
+    found = [match for pattern in patterns if (match := next(filter(keep, pattern.finditer(text)), None))]
     return min(found, key=lambda match: match.start()) if found else None
 
 
-def _first_blood_pressure(text: str) -> re.Match[str] | None:
-    """The first pair that can be a blood pressure: systolic 30-300 and above the diastolic (a tyre's "30/32" is
-    none)."""
-    found = [
-        match
-        for pattern in _PATTERNS["blood_pressure"]
-        for match in pattern.finditer(text)
-        if 30 <= float(match.group(1)) <= 300 and float(match.group(2)) < float(match.group(1))
-    ]
-    return min(found, key=lambda match: match.start()) if found else None
+def _blood_pressure(match: re.Match[str]) -> bool:
+    """A pair that can be a blood pressure: systolic 30-300 and above the diastolic (a tyre's "30/32" is none)."""
+    return 30 <= float(match.group(1)) <= 300 and float(match.group(2)) < float(match.group(1))
 
 
 def _age(text: str) -> Reading | None:
@@ -266,7 +263,7 @@ def extract_vitals(text: str) -> Vitals:
     vitals = Vitals()
     for name, (group, low, high) in _PLAIN_READINGS.items():
         setattr(vitals, name, _plain(text, group, low, high) or _answered(text, name, low, high))
-    match = _first_blood_pressure(text)
+    match = _first(_PATTERNS["blood_pressure"], text, _blood_pressure)
     if match:
         vitals.systolic_bp = _reading(match, float(match.group(1)))
         vitals.diastolic_bp = _reading(match, float(match.group(2)))
