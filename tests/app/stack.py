@@ -251,11 +251,15 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, what: str, stack
         time.sleep(0.5)
 
 
+SENDER_ATTEMPTS = 4  # a first try and three resends, as Standard Webhooks senders and Twilio do
+
+
 async def post_signed_calls(
     port: int, secret: str, batch: str, count: int, during: Callable[[int], None] | None = None
 ) -> list[str]:
-    """Post `count` generated calls signed with `secret` to the source `cad`, 50 at a time, each answered 202; their
-    incident ids. `during(n)` is called as the count of answers grows."""
+    """Post `count` generated calls signed with `secret` to the source `cad`, 50 at a time, each answered 202 (a 503
+    resent after its Retry-After, as a real sender does); their incident ids. `during(n)` is called as the count of
+    answers grows."""
     import asyncio
 
     from triage_models.generator import generate
@@ -267,9 +271,13 @@ async def post_signed_calls(
     async def post(client: httpx.AsyncClient, index: int) -> str:
         nonlocal answered
         body = json.dumps({"text": texts[index], "call_id": f"{batch}-{index}"})
-        headers = signed_headers(secret, f"{batch}-{index}", body)
-        async with limit:
-            response = await client.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers)
+        for _attempt in range(SENDER_ATTEMPTS):  # a Standard Webhooks sender resends a 503 after its Retry-After
+            headers = signed_headers(secret, f"{batch}-{index}", body)
+            async with limit:
+                response = await client.post(f"http://127.0.0.1:{port}/v1/intake/cad", content=body, headers=headers)
+            if response.status_code != 503:
+                break
+            await asyncio.sleep(min(float(response.headers["retry-after"]), 5.0))
         assert response.status_code == 202, response.text
         answered += 1
         if during is not None:
