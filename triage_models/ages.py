@@ -7,7 +7,8 @@ after "looks"/"seems", before "years/months/weeks old", after "tiene", "cumplió
 after those is an age only when the clause ends there or goes on to something else ("he's 5 and he got hit"):
 "he's two blocks away", "two kids", "floor two", "hace dos años", "tiene dos meses con tos" and "the 48" are no
 age. Months and weeks are a baby's age only when said so ("old", "de nacido") or of a baby, a child or a "he":
-"she's 8 months" and "mi esposa tiene 30 semanas" are pregnancies.
+"she's 8 months" and "mi esposa tiene 30 semanas" are pregnancies. Years set off by commas ("my daddy, 78, has") and
+a bare "de 16" after "mi" and a child or kin ("mi hijo de 16 le picó") are ages; "la señora de 12" may be a flat.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ _ES_END = r"(?=\s*(?:$|[.,;:!?)]|(?:y|e|pero|o|no|ya|el|ella|esta|se|le|lo|la|mi
 _EN_PERSON = (
     r"(?:he|she|who|son|daughter|boy|girl|child|kid|baby|toddler|grandson|granddaughter|nephew|niece|brother|sister"
     r"|patient|victim|man|woman|guy|lady|mom|mum|mother|dad|father|husband|wife|grand(?:ma|pa|mother|father)"
-    r"|neighbou?r|uncle|aunt|auntie|friend|buddy|roommate|resident|guest|gentleman|client|partner)"
+    r"|neighbou?r|uncle|aunt|auntie|friend|buddy|roommate|resident|guest|gentleman|client|partner"
+    r"|daddy|mommy|momma|mama|mamma|papa|pops|granny|nana|papaw|pawpaw|mamaw|meemaw|gramps|grammy)"
 )
 _ES_PERSON = (
     r"(?:bebe|bebit[oa]|nin[oa]|ninit[oa]|hij[oa]|hijit[oa]|nene|nena|chamac[oa]|chamaquit[oa]|muchach[oa]|chic[oa]"
@@ -60,6 +62,10 @@ _ENGLISH_PATTERNS = (
         rf"(?:[\s-]*{_EN_UNIT}(?:[\s-]*old)?)?" + _EN_END,
         re.I,
     ),
+    # "my daddy, 78, has chest pain", "my neighbour, eighty-one, fell" (an age set off by commas after the person).
+    re.compile(
+        rf"\b{_EN_PERSON}, {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})(?:[\s-]*(?:years?|yrs?)(?:[\s-]*old)?)?,", re.I
+    ),
     # "looks about 7", "looks like maybe nine", "seems around eighty".
     re.compile(
         rf"\b(?:looks?|looked|looking|seems?|appears?)(?: to be| like)? {_HEDGE}(?P<n>{_EN_NUMBER}|{_DIGITS})"
@@ -67,6 +73,10 @@ _ENGLISH_PATTERNS = (
         re.I,
     ),
 )
+_ES_KIN = r"(?:hij[oa]|hijit[oa]|niet[oa]|herman[oa]|sobrin[oa]|nin[oa]|chamac[oa]|muchach[oa]|papa|mama|abuel[oa])"
+"""The people a bare "de 16" is an age of: kin and children ("la señora de 12" may be an apartment, "mi esposa de 8"
+the months of a pregnancy)."""
+_ES_BARE_END = r"(?=\s*(?:$|[.,;:!?)]|(?:ya|se|le|lo|la|me|tiene|tenia|esta|estaba)\b))"
 _SPANISH_PATTERNS = (
     # "tiene dos años", "cumplió nueve años", "tiene 2 meses de nacido" (not "tiene dos meses con tos").
     re.compile(
@@ -80,6 +90,8 @@ _SPANISH_PATTERNS = (
         r"(?! de embarazo)",
         re.I,
     ),
+    # "mi hijo de 16 le picó un alacrán", "la señora de 80, se cayó" (years left unsaid, the clause going on).
+    re.compile(rf"\bmi {_ES_KIN} (?:de|como de|de como) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS})" + _ES_BARE_END, re.I),
     # "dos semanas de vida", "ocho meses de nacido".
     re.compile(rf"\b(?P<n>{_ES_NUMBER}|{_DIGITS}) {_ES_UNIT} de (?:edad|nacid[oa]|vida)\b", re.I),
 )
@@ -142,7 +154,7 @@ def spoken_age(text: str) -> SpokenAge | None:
             number = number_value(match.group("n"), language)
             if number is None:
                 continue
-            unit = (match.group("unit") or "y").lower()
+            unit = (match.groupdict().get("unit") or "y").lower()
             if unit[0] in _UNIT_YEARS and not _a_babys_age(folded, match, number, unit):
                 continue
             years = number / _UNIT_YEARS.get(unit[0], 1.0)

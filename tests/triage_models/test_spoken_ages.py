@@ -38,6 +38,12 @@ from triage_models.vitals import age_in_years, extract_vitals
         ("uh a two uh year old fell down the stairs", 2.0),
         ("my neighbor's eighty-four, she went down on her lanai", 84.0),
         ("our guest is seventy and he fell by the pool", 70.0),
+        ("My daddy's 78 and he says he's got some indigestion", 78.0),
+        ("my momma, 81, fell in the tub", 81.0),
+        ("mi hijo de 16 le picó un alacrán en el pie", 16.0),
+        ("mi papá de 70 tiene dolor en el pecho", 70.0),
+        ("mi hija de 15 y su bebé de 3 semanas están aquí", 3 / 52),
+        ("la señora de 12 se cayó, tiene 85 años", 85.0),
     ],
 )
 def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float) -> None:
@@ -73,6 +79,13 @@ def test_an_age_said_in_words_or_after_a_subject_is_read(text: str, years: float
         "mi esposa tiene 30 semanas y le duele la panza",
         "my daughter is 32 weeks and bleeding",
         "we got the bed from the store, she's 7 months and the baby kicks a lot",
+        "el señor de la 3 se cayó",
+        "la señora del 4 no abre",
+        "mi mamá de 5 pies no alcanza",
+        "my daddy, 5 minutes ago, fell",
+        "he pops 2, sometimes 3 of his oxys",
+        "mi hijo tiene 3 dias tiene fiebre",
+        "mi vecino de 3 no abre",
     ],
 )
 def test_other_numbers_are_no_age(text: str) -> None:

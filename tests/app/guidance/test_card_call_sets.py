@@ -96,7 +96,8 @@ GENERATED_CARDS = {
     "cpr-in-progress": {"cpr-adult": 31, "cpr-child": 2},
     "drowning-hanging": {"hanging": 6, "drowning": 5, "electrocution": 3},  # the scenario names all three
     "hemorrhagic-shock": {"severe-bleeding": 8},
-    "not-breathing": {"cpr-adult": 23, "cpr-child": 4, "choking-unconscious": 7, "choking-adult": 1},
+    # "his child, 14," is read as 14 since knowledge 2026.11.63, past puberty: the adult CPR card.
+    "not-breathing": {"cpr-adult": 24, "cpr-child": 3, "choking-unconscious": 7, "choking-adult": 1},
     "seizure-cyanotic": {"seizure": 18, "breathing-difficulty": 7},
     "severe-bleeding": {"severe-bleeding": 15},
     "shock-trauma": {"severe-bleeding": 7, "cpr-adult": 17},
