@@ -77,6 +77,8 @@ _ES_KIN = r"(?:hij[oa]|hijit[oa]|niet[oa]|herman[oa]|sobrin[oa]|nin[oa]|chamac[o
 """The people a bare "de 16" is an age of: kin and children ("la señora de 12" may be an apartment, "mi esposa de 8"
 the months of a pregnancy)."""
 _ES_BARE_END = r"(?=\s*(?:$|[.,;:!?)]|(?:ya|se|le|lo|la|me|tiene|tenia|esta|estaba)\b))"
+"""Where a bare "de 16" may end: a pronoun or verb of the same person follows ("le picó", "tiene dolor"); not "y"
+("mi hija de 15 y su bebé de 3 semanas": the baby's age is the one said with its unit)."""
 _SPANISH_PATTERNS = (
     # "tiene dos años", "cumplió nueve años", "tiene 2 meses de nacido" (not "tiene dos meses con tos").
     re.compile(
@@ -90,7 +92,7 @@ _SPANISH_PATTERNS = (
         r"(?! de embarazo)",
         re.I,
     ),
-    # "mi hijo de 16 le picó un alacrán", "la señora de 80, se cayó" (years left unsaid, the clause going on).
+    # "mi hijo de 16 le picó un alacrán", "mi papá de 70 tiene dolor" (years left unsaid, the clause going on).
     re.compile(rf"\bmi {_ES_KIN} (?:de|como de|de como) {_ES_HEDGE}(?P<n>{_ES_NUMBER}|{_DIGITS})" + _ES_BARE_END, re.I),
     # "dos semanas de vida", "ocho meses de nacido".
     re.compile(rf"\b(?P<n>{_ES_NUMBER}|{_DIGITS}) {_ES_UNIT} de (?:edad|nacid[oa]|vida)\b", re.I),
