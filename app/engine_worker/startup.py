@@ -14,6 +14,7 @@ from typing import Any
 from app.engine_worker.builtin_models import BUILTIN_TINY
 from app.engine_worker.cost_model import measure_cost_model
 from app.engine_worker.factory import build_engine, load_tokenizer, resolve_model, serving_positions
+from app.engine_worker.incident_rows import warm_card_library
 from app.settings import Settings
 from scheduler.engines.base import Engine
 
@@ -60,6 +61,16 @@ def explain_start_failure(model: str, engine: str, error: BaseException) -> str:
 
 
 async def _start_once(settings: Settings) -> StartedEngine:
+    # The card library is read beside the engine's start (it takes seconds of its own), not on the first call that
+    # has a card: without this an arrest waited five seconds for its guidance behind calls that had none.
+    cards = asyncio.ensure_future(asyncio.to_thread(warm_card_library))
+    try:
+        return await _start_engine_once(settings)
+    finally:
+        await cards  # a thread cannot be stopped: a failed start waits for it too
+
+
+async def _start_engine_once(settings: Settings) -> StartedEngine:
     model = await asyncio.to_thread(resolve_model, settings.model)
     engine = await asyncio.to_thread(build_engine, settings)
     log.info("engine worker: starting %s engine with %s", settings.engine, model)

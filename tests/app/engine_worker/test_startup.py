@@ -12,14 +12,17 @@ from typing import Any
 import pytest
 import redis
 
+from app.engine_worker.incident_rows import carried_card
 from app.engine_worker.loop import serve_engine
 from app.engine_worker.startup import OFFLINE_HINT, explain_start_failure, start_engine
+from app.guidance.cards.library import default_library
 from app.redis.keys import ENGINE_HEARTBEAT
 from app.settings import Settings
 from app.status.engine import NO_ENGINE, engine_status
 from app.status.readiness import engine_check
 from scheduler.cost_model import get_profile
 from scheduler.engines.tiny_models import build_tiny_llama
+from scheduler.redis_heap import CallFacts
 
 # The error transformers 5 raises for a hub id with no network and nothing cached (copied from a real run here).
 HUB_OFFLINE = OSError(
@@ -188,3 +191,23 @@ def test_the_status_says_when_every_serving_engine_runs_a_test_model(redis_url: 
         for index, beat in enumerate(beats):
             client.set(f"{prefix}:{ENGINE_HEARTBEAT}:engine-{index}", json.dumps(beat), ex=60)
         assert engine_status(client, prefix).test_model is test_model
+
+
+def test_a_started_engine_has_read_the_card_library_so_the_first_arrest_does_not_wait_for_it(tmp_path: Path) -> None:
+    # Reading the library compiles the triage knowledge (seconds): an arrest once waited 5 s for its guidance here.
+    model = build_tiny_llama(tmp_path)
+    settings = Settings(engine="hf", model=str(model), engine_num_blocks=32)
+
+    async def start_and_stop() -> None:
+        async def publish(state: dict[str, Any]) -> None:
+            return None
+
+        started = await start_engine(settings, publish)
+        await started.engine.stop()
+
+    default_library.cache_clear()
+    asyncio.run(start_and_stop())
+    assert default_library.cache_info().currsize == 1
+    hits = default_library.cache_info().hits
+    assert carried_card("one", CallFacts(card_id="cpr-adult", card_language="en")) is not None
+    assert default_library.cache_info().hits == hits + 1  # read from what the start loaded
