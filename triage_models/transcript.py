@@ -91,6 +91,9 @@ RED_FLAG_WORDS = {
 """Words whose misspellings matter, by language: a mishearing of one of these is put right before the rules read
 the call (a Spanish word is only ever mended into a Spanish one, an English word into an English one)."""
 """Words whose misspellings matter: a mishearing of one of these is put right before the rules read the call."""
+CARE_WORDS = frozenset({"steri", "steristrip", "steristrips", "tegaderm", "coban", "telfa", "kerlix", "xeroform"})
+"""Words of wound care and dressings that carers and aides say and the word lists do not hold: a dressing, never a
+misspelling of a red-flag word ("steri-strips" is no "stemi", a heart attack)."""
 REAL_WORD_COUNT = 20
 """A word pyspellchecker has seen this often (in English or Spanish) is a real word, never corrected."""
 
@@ -157,8 +160,8 @@ def red_flag_words(language: str) -> frozenset[str]:
 
 
 def is_real_word(word: str) -> bool:
-    """True for a word in common English or Spanish use (never corrected into a red-flag word)."""
-    return word in _real_words()
+    """True for a word in common English or Spanish use, or of wound care (never corrected into a red-flag word)."""
+    return word in CARE_WORDS or word in _real_words()
 
 
 _ENDINGS = frozenset({"s", "es", "ed", "ing", "ly", "a", "o", "as", "os", "an", "en", "ar", "er", "ir", "ado", "ada"})

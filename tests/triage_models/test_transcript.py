@@ -66,6 +66,15 @@ def test_a_misspelling_two_red_flag_words_are_as_near_to_is_left_as_said() -> No
     assert correct_word("breething", ("en",)) == "breathing"
 
 
+def test_a_word_of_wound_care_is_no_misspelling() -> None:
+    # "steri" is one edit from "stemi": an aide's steri-strips on a skin tear were read as a heart attack
+    assert correct_word("steri", ("en",)) is None
+    said = "the aide put steri-strips on, it still oozes"
+    assert readable(said).text == said
+    # a texter's dash is no compound: the misspelling beside it is still mended
+    assert readable("he's not breething-please hurry").text == "he's not breathing-please hurry"
+
+
 @pytest.mark.parametrize(
     ("word", "expected"),
     [("trabao", "trabado"), ("golpeaos", "golpeados"), ("desmayao", "desmayado"), ("bacalao", None), ("dao", None)],
