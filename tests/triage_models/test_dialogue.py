@@ -42,9 +42,9 @@ def test_an_answer_that_opens_with_a_filler_is_the_caller_s() -> None:
 
 def test_an_answer_that_opens_with_an_interjection_is_still_the_answer() -> None:
     call = "C: my dad fell over\nCT: is he awake?\nC: oh no\nCT: is he breathing normally?\nC: well, no"
-    assert {"unresponsive", "breathing_abnormal"} <= present(call)
-    assert "breathing_abnormal" in present("CT: ¿respira normalmente?\nC: ay, no", "es")
-    assert "breathing_abnormal" not in present("CT: is he breathing normally?\nC: oh, yes, he's breathing fine")
+    assert {"unresponsive", "breathing_not_normal"} <= present(call)
+    assert "breathing_not_normal" in present("CT: ¿respira normalmente?\nC: ay, no", "es")
+    assert "breathing_not_normal" not in present("CT: is he breathing normally?\nC: oh, yes, he's breathing fine")
 
 
 def test_i_dont_know_to_the_breathing_question_is_breathing_not_known() -> None:
@@ -66,7 +66,7 @@ def test_the_answers_fire_the_arrest_determinant() -> None:
 
 def test_a_relayed_answer_and_a_yes_to_a_degree_are_answers() -> None:
     assert "breathing_unknown" in present("CT: is she breathing normally?\nC: he says he doesn't know")
-    assert "breathing_abnormal" in present("CT: is he breathing normally?\nC: she says no")
+    assert "breathing_not_normal" in present("CT: is he breathing normally?\nC: she says no")
     call = "CT: is she having trouble breathing?\nC: a little"
     assert "respiratory_distress" in present(call)
 
