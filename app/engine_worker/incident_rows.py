@@ -65,16 +65,14 @@ def load_incident(
         return LoadedIncident(ids, predicted, incident.queued_at, incident.accepted_at, card, language, incident.text)
 
 
-def warm_card_library() -> bool:
+def warm_card_library() -> None:
     """Read the card library now, as the engine starts: reading it checks the rules its cards name against the
-    compiled triage knowledge (seconds on 2 cores), which must not be the first arrest's wait. Whether it could be
-    read (a library that cannot is logged, and each card-grounded incident logs it again)."""
+    compiled triage knowledge (seconds on 2 cores), which must not be the first arrest's wait. A library that cannot
+    be read is logged (and each card-grounded incident logs it again)."""
     try:
         default_library()
     except CardError as error:
         log.error("card_library_unusable problems=%r", str(error))
-        return False
-    return True
 
 
 def carried_card(incident_id: str, facts: CallFacts) -> Card | None:
