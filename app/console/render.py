@@ -573,8 +573,10 @@ def guidance_text(detail: IncidentDetail, viewer: Viewer = FLOOR_VIEWER) -> str:
 
 
 def _read_fact(detail: IncidentDetail, name: str, missing: str) -> str:
-    """What a live call's words gave for a fact the incident does not hold yet, marked for the dispatcher to confirm."""
-    fact = getattr(detail.live, name, None) if detail.live is not None else None
+    """What the call's words gave for a fact the incident does not hold yet (a live call's, or a posted transcript's
+    answers to the call-taker), marked for the dispatcher to confirm."""
+    spoken = detail.live if detail.live is not None else detail.transcript_facts
+    fact = getattr(spoken, name, None) if spoken is not None else None
     if fact is None:
         return html.escape(missing)
     return f'{html.escape(fact.value)} <small class="to-confirm">read from the call: confirm</small>'

@@ -230,7 +230,7 @@ class TcprClock(Part):
 
 
 class CallFact(Part):
-    """An address or call-back number read from a live call's words, until a dispatcher confirms it."""
+    """An address or call-back number read from a call's words, until a dispatcher confirms it."""
 
     value: str
     offset_s: float | None = None
@@ -250,6 +250,14 @@ class LiveCallView(Part):
     """Each track's utterance still being spoken (its words may change)."""
     levels: list[LevelChange] = Field(default_factory=list)
     tcpr: TcprClock
+    address: CallFact | None = None
+    callback_number: CallFact | None = None
+
+
+class TranscriptFacts(Part):
+    """The address and call-back number a posted transcript's caller gave in answer to the call-taker ("CT: where are
+    you? C: 41 Birch Lane"), read for the dispatcher to confirm (a live call's are read as it goes, in `live`)."""
+
     address: CallFact | None = None
     callback_number: CallFact | None = None
 
@@ -330,6 +338,9 @@ class IncidentDetail(IncidentSummary):
     """Its NFPA 1225 intervals so far."""
     live: LiveCallView | None = None
     """The live call, when the incident is one (streamed utterance by utterance)."""
+    transcript_facts: TranscriptFacts | None = None
+    """What a posted transcript's caller said the address and call-back number are (None for a live call, and when
+    the text has no call-taker's turns or the caller gave neither)."""
     user_names: dict[str, str] = Field(default_factory=dict, exclude=True)
     """User id -> name for the ids the shown events hold (`claimed_by`): histories write names, not ids."""
     actor_roles: dict[str, str] = Field(default_factory=dict, exclude=True)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Guidance, Incident, IncidentEvent, Outcome, Unit, UnitAssignment, User
+from app.db.models import Guidance, Incident, IncidentEvent, LiveCall, Outcome, Unit, UnitAssignment, User
 from app.guidance.cards import CardLibrary
 from app.guidance.checker import GuidanceCheck
 from app.guidance.incident_card import card_brief, card_view
@@ -17,6 +17,7 @@ from app.incidents.ownership import state_token
 from app.incidents.queries import classification_view, latest_classification, review_pending
 from app.incidents.read_model import (
     AssignedUnit,
+    CallFact,
     ClassificationView,
     EventView,
     FloorIntervals,
@@ -30,8 +31,10 @@ from app.incidents.read_model import (
     ProtocolCardBrief,
     ProtocolCardView,
     Timings,
+    TranscriptFacts,
     model_label,
 )
+from app.live.answers import posted_turns, read_address, read_callback_number
 from app.live.views import live_view
 from app.units.dispatching import assignments_of
 from app.units.intervals import answered_at, floor_times
@@ -199,6 +202,20 @@ def _live(session: Session, incident: Incident) -> LiveCallView | None:
     return None if view is None else LiveCallView.model_validate(view)
 
 
+def _transcript_facts(session: Session, incident: Incident) -> TranscriptFacts | None:
+    """A posted transcript's answers to the call-taker's address and number questions (a live call reads its own)."""
+    if session.get(LiveCall, incident.id) is not None:
+        return None
+    spoken = posted_turns(incident.text)
+    address, number = read_address(spoken), read_callback_number(spoken)
+    if address is None and number is None:
+        return None
+    return TranscriptFacts(
+        address=None if address is None else CallFact(value=address.value),
+        callback_number=None if number is None else CallFact(value=number.value),
+    )
+
+
 PART_LOADERS: dict[str, PartLoader] = {
     "classification": _classification,
     "guidance": _guidance,
@@ -211,6 +228,7 @@ PART_LOADERS: dict[str, PartLoader] = {
     "possible_duplicate_of": _possible_duplicate_of,
     "merged_into": _merged_into,
     "live": _live,
+    "transcript_facts": _transcript_facts,
 }
 """The detail's parts beyond the incident row, each read by its loader. A new part (a live call's transcript, say)
 is a field of `IncidentDetail` and one entry here."""

@@ -12,6 +12,7 @@ from typing import Protocol
 import phonenumbers
 
 from app.live.events import Track
+from triage_models.dialogue import turns
 from triage_models.transcript import fold_accents
 
 ADDRESS_QUESTION = re.compile(
@@ -50,6 +51,14 @@ class Utterance(Protocol):
 
     @property
     def text(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SpokenTurn:
+    """One turn of a posted transcript ("CT: where are you?" / "C: 12 Elm Street"), shaped as a live utterance."""
+
+    track: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,3 +107,14 @@ def read_callback_number(segments: Sequence[Utterance], region: str = DEFAULT_RE
             number = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
             return Answer(number, said, index)
     return None
+
+
+def posted_turns(text: str) -> list[SpokenTurn]:
+    """A whole transcript's turns by track (the call-taker's and the caller's); empty when it has no speaker labels."""
+    return [
+        SpokenTurn(
+            Track.CALL_TAKER.value if turn.speaker == "call_taker" else Track.CALLER.value,
+            text[turn.start : turn.end].strip(),
+        )
+        for turn in turns(text)
+    ]

@@ -183,6 +183,8 @@ def test_an_incident_shows_its_protocol_and_key_questions_ticked_in_the_call_s_l
         "✓ Is the person breathing?",
         "☐ Is there an AED (defibrillator) nearby?",
     ]
+    facts = dana.inner_text("#incident-view .call-facts").lower()  # the labels are set in capitals by the style
+    assert facts.startswith("address 88 birch road read from the call: confirm")  # the caller's answer, posted whole
     IMAGES.mkdir(parents=True, exist_ok=True)
     dana.screenshot(path=str(IMAGES / "console-key-questions.png"), full_page=True)
     opened(dana, spanish, "¿Está respirando?")

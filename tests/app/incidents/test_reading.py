@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.console.render import render_history
+from app.console.render import DEFAULT_DEADLINES, render_head, render_history
 from app.db.session import session_scope
 from app.incidents import actions
 from app.incidents.eido import build_eido
+from app.incidents.read_model import CallFact, TranscriptFacts
 from app.incidents.reading import ALL_HISTORY, HistoryWindow, read_incident
 from app.settings import Settings
 from tests.app.api.test_incident_actions_api import Api, running_api
@@ -91,3 +92,28 @@ def test_the_console_and_eido_render_the_same_read(api: Api) -> None:
         "dana@psap.example.org",
     ]
     assert [agent["agentRoleRegistryText"] for agent in document["agentComponent"]] == [["Automaton"], ["Dispatching"]]
+
+
+def test_a_posted_transcript_shows_the_address_and_number_its_caller_gave_to_confirm(api: Api) -> None:
+    incident_id = api.new_incident(
+        "CT: 911, what is the address of your emergency? C: 4120 West Maple Avenue. "
+        "CT: What's your call back number? C: 602 555 0142. CT: Tell me exactly what happened. C: My dad collapsed."
+    )
+    plain_id = api.new_incident("My dad collapsed at 4120 West Maple Avenue")
+    with session_scope(api.url) as session:
+        detail, plain = read_incident(session, incident_id), read_incident(session, plain_id)
+    assert detail is not None and plain is not None
+    assert detail.transcript_facts == TranscriptFacts(
+        address=CallFact(value="4120 West Maple Avenue"), callback_number=CallFact(value="+16025550142")
+    )
+    assert plain.transcript_facts is None
+    head = render_head(detail, None, DEFAULT_DEADLINES)
+    assert '<span class="address"><small>address</small> 4120 West Maple Avenue <small class="to-confirm">' in head
+    assert "+16025550142 <small" in head
+    assert "no address given" in render_head(plain, None, DEFAULT_DEADLINES)
+    body = api.client.get(f"/v1/incidents/{incident_id}", headers=api.tokens["call-taker"]).json()
+    assert body["transcript_facts"]["address"] == {
+        "value": "4120 West Maple Avenue",
+        "offset_s": None,
+        "confirmed_by": None,
+    }
