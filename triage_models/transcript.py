@@ -226,6 +226,15 @@ def _drop_noise(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]
             skip -= 1
             continue
         lowered = token[0].lower()
+        aside = _set_off(kept, tokens, position)
+        if aside and (lowered in FILLERS or lowered == "like"):
+            # "her wrist's got a, like, step in it": the filler goes with both its commas, which would otherwise
+            # cut the clause in two ("got a step in it").
+            while kept and kept[-1][0].isspace():
+                kept.pop()
+            kept.pop()
+            skip = 1
+            continue
         if lowered in FILLERS or (lowered == "like" and previous in _LIKE_AFTER):
             if position + 1 < len(tokens) and tokens[position + 1][0] == ",":
                 # "C: Um, he won't wake up": the filler's comma and the space after it go with it, the space before
@@ -244,6 +253,16 @@ def _drop_noise(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]
         if not token[0].isspace():
             previous = lowered
     return _drop_repeats(kept)
+
+
+def _set_off(kept: list[tuple[str, int, int]], tokens: list[tuple[str, int, int]], position: int) -> bool:
+    """Whether the token at `position` stands between two commas (", like,", ", um,") after some words."""
+    if position + 1 >= len(tokens) or tokens[position + 1][0] != ",":
+        return False
+    last = len(kept) - 1
+    while last >= 0 and kept[last][0].isspace():
+        last -= 1
+    return last >= 1 and kept[last][0] == ","
 
 
 def _drop_repeats(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:

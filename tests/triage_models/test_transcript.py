@@ -12,7 +12,9 @@ from triage_models.transcript import aspirated_s, correct_word, dropped_d, fold_
     [
         ("uh my dad he um fell", "my dad he fell"),
         ("C: Um, he won't wake up", "C: he won't wake up"),
-        ("he's, um, not breathing", "he's, not breathing"),
+        ("he's, um, not breathing", "he's not breathing"),
+        ("her wrist's got a, like, step in it, a bump", "her wrist's got a step in it, a bump"),
+        ("she looks, uh, really pale", "she looks really pale"),
         ("Uh, no", "no"),
         ("hes not hes not breathing", "he's not breathing"),
         ("my my dad is like not breething", "my dad is not breathing"),
