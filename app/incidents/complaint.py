@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from triage_models.speakers import CALL_TAKER_LABELS, SPEAKER_LABELS, label_pattern
+
 COMPLAINT_LIMIT = 120
 """The longest complaint a queue line shows (characters, the ellipsis included)."""
 SEPARATOR = " · "
@@ -87,6 +89,17 @@ FILLER_WORDS = frozenset(
 the complaint."""
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_LABEL = re.compile(r"^(?P<who>" + label_pattern(SPEAKER_LABELS) + r")\s*:\s*", re.IGNORECASE)
+"""A transcript's speaker label at the start of a sentence ("C: ", "Operadora: "): no part of the complaint."""
+
+
+def _unlabelled(sentence: str) -> str:
+    return _LABEL.sub("", sentence, count=1)
+
+
+def _call_taker_s(sentence: str) -> bool:
+    label = _LABEL.match(sentence)
+    return label is not None and label["who"].lower() in CALL_TAKER_LABELS
 
 
 def says_something(sentence: str) -> bool:
@@ -104,10 +117,12 @@ def first_sentence(text: str, limit: int = COMPLAINT_LIMIT) -> str:
             sentences[-1] = f"{sentences[-1]} {part}"
         else:
             sentences.append(part)
-    at = next((index for index, sentence in enumerate(sentences) if says_something(sentence)), None)
+    # The caller's words, not the call-taker's question ("CT: what is the address of your emergency?").
+    spoken = [index for index, sentence in enumerate(sentences) if not _call_taker_s(sentence)]
+    at = next((index for index in spoken if says_something(_unlabelled(sentences[index]))), None)
     if at is None:
         return shorten(text.strip(), limit)
-    chosen = sentences[at]
+    chosen = _unlabelled(sentences[at])
     if at < len(sentences) - 1 and chosen[-1:] in ".?!":  # cut before the next sentence: its stop goes too
         chosen = chosen[:-1]
     return shorten(chosen, limit)
@@ -144,7 +159,7 @@ def complaint_from_evidence(text: str, evidence: Sequence[Mapping[str, object]],
     if not flags:
         return first_sentence(text, limit)
     _, _, _, (start, end) = flags[0]
-    lead = _sentence_around(text, start, end)
+    lead = _unlabelled(_sentence_around(text, start, end))
     others: list[str] = []
     for _, _, _, (other_start, other_end) in flags[1:]:
         phrase = text[other_start:other_end].strip()

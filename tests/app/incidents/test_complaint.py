@@ -57,3 +57,18 @@ def test_a_shout_for_help_is_skipped_for_the_sentence_that_says_what_happened() 
     assert first_sentence("Help! Help!") == "Help! Help!"  # nothing else said: the words as they are
     assert first_sentence("Dr. Smith here. Patient bleeding") == "Dr. Smith here"
     assert complaint_from_evidence("EMERGENCY!! splinter in the finger", []) == "splinter in the finger"
+
+
+TRANSCRIPT = (
+    "CT: 911, what is the address of your emergency?\nC: 88 Birch Road.\n"
+    "C: My husband just collapsed, he's not breathing.\nCT: Is he awake?\nC: No, he doesn't answer."
+)
+
+
+def test_a_transcript_s_complaint_is_the_caller_s_words_without_the_speaker_label() -> None:
+    assert complaint_from_evidence(TRANSCRIPT, [flag(TRANSCRIPT, "not breathing", 1)]) == (
+        "My husband just collapsed, he's not breathing"
+    )
+    assert first_sentence(TRANSCRIPT) == "88 Birch Road"  # the call-taker's question is skipped, the label dropped
+    spanish = "Operadora: ¿Cuál es su emergencia? Persona: Mi mamá se cayó en la cocina."
+    assert first_sentence(spanish) == "Mi mamá se cayó en la cocina."
