@@ -226,8 +226,7 @@ def _drop_noise(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int]
             skip -= 1
             continue
         lowered = token[0].lower()
-        aside = _set_off(kept, tokens, position)
-        if aside and (lowered in FILLERS or lowered == "like"):
+        if (lowered in FILLERS or lowered == "like") and _set_off(kept, tokens, position):
             # "her wrist's got a, like, step in it": the filler goes with both its commas, which would otherwise
             # cut the clause in two ("got a step in it").
             while kept and kept[-1][0].isspace():

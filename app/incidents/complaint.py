@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from triage_models.speakers import CALL_TAKER_LABELS, SPEAKER_LABELS, label_pattern
+from triage_models.speakers import SPEAKER_LABELS, is_call_taker, label_pattern
 
 COMPLAINT_LIMIT = 120
 """The longest complaint a queue line shows (characters, the ellipsis included)."""
@@ -99,7 +99,7 @@ def _unlabelled(sentence: str) -> str:
 
 def _call_taker_s(sentence: str) -> bool:
     label = _LABEL.match(sentence)
-    return label is not None and label["who"].lower() in CALL_TAKER_LABELS
+    return label is not None and is_call_taker(label["who"])
 
 
 def says_something(sentence: str) -> bool:
