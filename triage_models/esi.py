@@ -148,6 +148,13 @@ def calm_reasons(evidence: Sequence[Evidence]) -> list[Evidence]:
     return [hit for hit in evidence if not hit.floor and hit.esi_level >= 4 and not hit.resolved]
 
 
+def _needs_one_resource(evidence: Sequence[Evidence]) -> bool:
+    """Whether the protocols read a minor presentation that needs one resource (a calm determinant of ESI 4: an
+    x-ray, a repair) and none that needs nothing: the model's ESI 5 would contradict the first, not the second."""
+    levels = {hit.esi_level for hit in calm_reasons(evidence)}
+    return 4 in levels and 5 not in levels
+
+
 def _supported(evidence: Sequence[Evidence]) -> bool:
     """Whether a red flag, an advisory flag or a vital sign in the call supports urgency (a calm determinant does
     not, nor an episode over)."""
@@ -192,6 +199,8 @@ def decide(
     if reviewed != level:
         point = DecisionPoint.A if reviewed == 1 else DecisionPoint.B if reviewed == 2 else DecisionPoint.C
     urgency = probabilities[0] + probabilities[1]
+    if point is DecisionPoint.C and reviewed == 5 and _needs_one_resource(evidence):
+        reviewed = 4  # after the review: the model's own probabilities never argued for this level
     if point is DecisionPoint.C and reviewed > 3 and urgency >= policy.calm_limit:
         reason = f"ESI {reviewed} by decision point C, but P(ESI 1-2) {urgency:.2f} is too high for a calm call"
         reviewed, reason = 3, f"{reason}: took ESI 3"

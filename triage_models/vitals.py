@@ -117,6 +117,14 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
             r"(?:°\s*|deg(?:rees)?\s*)?([cf])?\b",
             re.I,
         ),
+        # What a thermometer said, later in the same clause: "I did the rectal one and it's 100.8", "le puse el
+        # termómetro y marcó 38,5". Read only when no temperature is named outright, and checked by `_body_reading`.
+        re.compile(
+            r"\b(?:rectal(?:ly)?|thermometer|term[oó]metro)\b([^.?!,;]{0,50}?)"
+            r"\b(?:it'?s|it is|read|reads|says|said|showed|shows|was|got|came up|marca|marc[oó]|sali[oó]|sale|dice|dio)"
+            r"\s+(?:at\s+|en\s+|like\s+|como\s+)?(\d{2,3}[.,]\d|\d{2,3})\s*(?:°\s*|deg(?:rees)?\s*|grados\s*)?([cf])?\b",
+            re.I,
+        ),
     ],
     "gcs": [re.compile(r"\bgcs" + _LINK + r"(\d{1,2})\b", re.I)],
     "pain": [
@@ -247,15 +255,43 @@ def _plain(text: str, group: str, low: float, high: float) -> Reading | None:
     return None
 
 
+_NOT_A_BODY = re.compile(
+    r"\b(?:room|house|car|truck|oven|pool|tank|bath|water|tub|porch|garage|outside|outdoors|weather|thermostat|fridge|"
+    r"freezer|cuarto|casa|carro|horno|alberca|pecera|agua|tina|afuera|clima|pulse|heart|rate|sugar|glucose|bp|pressure|"
+    r"presi[oó]n|oxygen|sat|monitor|weigh|pounds|az[uú]car)\b",
+    re.I,
+)
+"""Words between "thermometer" and its number that say it measured something else, or another reading followed."""
+
+
+def _body_reading(match: re.Match[str]) -> bool:
+    """A thermometer's number that is a body's temperature: nothing else measured between, and a decimal from 34 to
+    43.9 (Celsius) or a number from 95 to 110 (Fahrenheit), or the unit said."""
+    if _NOT_A_BODY.search(match.group(1)):
+        return False
+    number, unit = match.group(2), match.group(3)
+    value = float(number.replace(",", "."))
+    plausible = (34 <= value < 44 and not number.isdigit()) or 95 <= value <= 110
+    return (plausible or unit is not None) and 34 <= _celsius(number, unit) <= 44
+
+
+def _celsius(number: str, unit: str | None) -> float:
+    """A temperature as said ("100.8", "39,2", with "F" or "C" or neither) in degrees Celsius."""
+    value = float(number.replace(",", "."))
+    if (unit or "").lower() == "f" or (not unit and value > 50):
+        return (value - 32) * 5 / 9
+    return value
+
+
 def _temperature(text: str) -> Reading | None:
-    match = _first(_PATTERNS["temperature"], text)
-    if not match:
-        return None
-    value = float(match.group(1))
-    unit = (match.group(2) or "").lower()
-    if unit == "f" or (not unit and value > 50):
-        value = (value - 32) * 5 / 9
-    return _reading(match, round(value, 1)) if 25 <= value <= 45 else None
+    """A temperature named outright ("temp 39.2", "fever of 104"); else what a thermometer said later on."""
+    named, thermometer = _PATTERNS["temperature"]
+    if match := _first([named], text):
+        value = _celsius(match.group(1), match.group(2))
+        return _reading(match, round(value, 1)) if 25 <= value <= 45 else None
+    if match := _first([thermometer], text, _body_reading):
+        return _reading(match, round(_celsius(match.group(2), match.group(3)), 1))
+    return None
 
 
 def extract_vitals(text: str) -> Vitals:

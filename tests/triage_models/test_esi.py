@@ -62,6 +62,23 @@ def test_step_c_counts_resources_as_the_handbook_does() -> None:
     assert decide(p(0.0, 0.0, 0.8, 0.02, 0.18), [], (), COUNTING, recognised=True).esi_level == 5
 
 
+def test_a_calm_determinant_that_needs_one_resource_keeps_the_model_from_esi_5() -> None:
+    calm = p(0.0, 0.0, 0.05, 0.15, 0.8)
+    constipation = flag("C-CONSTIPATION", 4, DecisionPoint.C, floor=False)
+    indigestion = flag("C-INDIGESTION", 5, DecisionPoint.C, floor=False)
+    one = decide(calm, [constipation], (), POLICY, recognised=True)
+    assert (one.esi_level, one.decision_point, one.needs_review) == (4, DecisionPoint.C, False)
+    # A minor presentation that needs nothing read beside it (a scrape with its bleeding stopped): the model's 5 holds.
+    assert decide(calm, [constipation, indigestion], (), POLICY, recognised=True).esi_level == 5
+    assert decide(calm, [indigestion], (), POLICY, recognised=True).esi_level == 5
+    over = Evidence("C-CONSTIPATION", 4, DecisionPoint.C, "over now", 0, 4, "text", False, True)
+    assert decide(calm, [over], (), POLICY, recognised=True).esi_level == 5
+    assert decide(p(0.0, 0.0, 0.7, 0.2, 0.1), [constipation], (), POLICY, recognised=True).esi_level == 3
+    # The model's own ESI 3 vs 4 never argued for 4, so no review takes it up to 3 (P 0.17 vs 0.21 would).
+    close = decide(p(0.0, 0.0, 0.17, 0.21, 0.62), [constipation], (), POLICY, recognised=True)
+    assert (close.esi_level, close.needs_review, close.review_reason) == (4, False, "")
+
+
 def test_a_calm_level_needs_a_reason_in_the_call_or_is_esi_3_for_review() -> None:
     calm = p(0.0, 0.0, 0.05, 0.15, 0.8)
     unread = decide(calm, [], (), COUNTING)

@@ -379,7 +379,7 @@ def test_advisory_flags_set_no_floor_but_floors_do() -> None:
 
 
 def test_rules_are_versioned_and_every_id_is_one_determinant() -> None:
-    assert RULES_VERSION == "knowledge-2026.11.66"
+    assert RULES_VERSION == "knowledge-2026.11.67"
     ids = rule_ids()
     assert len(ids) == len(set(ids))
     assert set(POSITIVE) <= set(ids)
