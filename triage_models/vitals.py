@@ -117,14 +117,6 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
             r"(?:°\s*|deg(?:rees)?\s*)?([cf])?\b",
             re.I,
         ),
-        # What a thermometer said, later in the same clause: "I did the rectal one and it's 100.8", "le puse el
-        # termómetro y marcó 38,5". Read only when no temperature is named outright, and checked by `_body_reading`.
-        re.compile(
-            r"\b(?:rectal(?:ly)?|thermometer|term[oó]metro)\b([^.?!,;]{0,50}?)"
-            r"\b(?:it'?s|it is|read|reads|says|said|showed|shows|was|got|came up|marca|marc[oó]|sali[oó]|sale|dice|dio)"
-            r"\s+(?:at\s+|en\s+|like\s+|como\s+)?(\d{2,3}[.,]\d|\d{2,3})\s*(?:°\s*|deg(?:rees)?\s*|grados\s*)?([cf])?\b",
-            re.I,
-        ),
     ],
     "gcs": [re.compile(r"\bgcs" + _LINK + r"(\d{1,2})\b", re.I)],
     "pain": [
@@ -255,6 +247,16 @@ def _plain(text: str, group: str, low: float, high: float) -> Reading | None:
     return None
 
 
+_THERMOMETER = re.compile(
+    r"\b(?:rectal(?:ly)?|thermometer|term[oó]metro)\b([^.?!,;]{0,50}?)"
+    r"\b(?:it'?s|it is|read|reads|says|said|showed|shows|was|got|came up|marca|marc[oó]|sali[oó]|sale|dice|dio)"
+    r"\s+(?:at\s+|en\s+|like\s+|como\s+)?(\d{2,3}[.,]\d|\d{2,3})\s*(?:°\s*|deg(?:rees)?\s*|grados\s*)?([cf])?\b",
+    re.I,
+)
+"""What a thermometer said, later in the same clause: "I did the rectal one and it's 100.8", "le puse el termómetro y
+marcó 38,5" (groups: the words between, the number, the unit). Read only when no temperature is named outright, and
+checked by `_body_reading`."""
+
 _NOT_A_BODY = re.compile(
     r"\b(?:room|house|car|truck|oven|pool|tank|bath|water|tub|porch|garage|outside|outdoors|weather|thermostat|fridge|"
     r"freezer|cuarto|casa|carro|horno|alberca|pecera|agua|tina|afuera|clima|pulse|heart|rate|sugar|glucose|bp|pressure|"
@@ -285,11 +287,10 @@ def _celsius(number: str, unit: str | None) -> float:
 
 def _temperature(text: str) -> Reading | None:
     """A temperature named outright ("temp 39.2", "fever of 104"); else what a thermometer said later on."""
-    named, thermometer = _PATTERNS["temperature"]
-    if match := _first([named], text):
+    if match := _first(_PATTERNS["temperature"], text):
         value = _celsius(match.group(1), match.group(2))
         return _reading(match, round(value, 1)) if 25 <= value <= 45 else None
-    if match := _first([thermometer], text, _body_reading):
+    if match := _first([_THERMOMETER], text, _body_reading):
         return _reading(match, round(_celsius(match.group(2), match.group(3)), 1))
     return None
 
